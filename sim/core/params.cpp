@@ -1,0 +1,91 @@
+#include "sim/core/params.h"
+
+#include <algorithm>
+
+#include "sim/core/errors.h"
+#include "sim/core/unit_parse.h"
+
+namespace flashsim {
+
+std::string_view to_string(ParamType type) {
+  switch (type) {
+    case ParamType::integer: return "integer";
+    case ParamType::real: return "real";
+    case ParamType::duration: return "duration";
+    case ParamType::bytes: return "bytes";
+    case ParamType::bandwidth: return "bandwidth";
+    case ParamType::text: return "text";
+    case ParamType::choice: return "choice";
+  }
+  return "?";
+}
+
+namespace {
+
+// Parses `value` as `spec` says and checks its range; returns it as a double
+// for the range check (text/choice return 0).
+void validate(std::string_view owner, const ParamSpec& spec, const std::string& value) {
+  const std::string where = std::string(owner) + ": parameter '" + spec.name + "' = '" + value + "': ";
+  double numeric = 0.0;
+  try {
+    switch (spec.type) {
+      case ParamType::integer: numeric = static_cast<double>(parse_integer(value)); break;
+      case ParamType::real: numeric = parse_real(value); break;
+      case ParamType::duration: numeric = static_cast<double>(parse_duration_ns(value)); break;
+      case ParamType::bytes: numeric = static_cast<double>(parse_bytes(value)); break;
+      case ParamType::bandwidth: numeric = parse_bandwidth(value); break;
+      case ParamType::text: return;
+      case ParamType::choice:
+        if (std::find(spec.choices.begin(), spec.choices.end(), value) == spec.choices.end()) {
+          std::string allowed;
+          for (const auto& c : spec.choices) allowed += (allowed.empty() ? "" : ", ") + c;
+          throw InputError("not one of: " + allowed);
+        }
+        return;
+    }
+  } catch (const InputError& e) {
+    throw InputError(where + e.what());
+  }
+  if (numeric < spec.min || numeric > spec.max) {
+    throw InputError(where + "out of range [" + std::to_string(spec.min) + ", " + std::to_string(spec.max) + "]");
+  }
+}
+
+}  // namespace
+
+ParamValues ParamValues::resolve(std::string_view owner, const std::vector<ParamSpec>& specs,
+                                 const std::map<std::string, std::string>& user) {
+  ParamValues out;
+  out.owner_ = owner;
+  for (const auto& [key, value] : user) {
+    const bool known = std::any_of(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == key; });
+    if (!known) {
+      std::string names;
+      for (const auto& s : specs) names += (names.empty() ? "" : ", ") + s.name;
+      throw InputError(std::string(owner) + ": unknown parameter '" + key + "' (known: " +
+                       (names.empty() ? "none" : names) + ")");
+    }
+  }
+  for (const auto& spec : specs) {
+    auto it = user.find(spec.name);
+    const std::string& value = (it != user.end()) ? it->second : spec.default_value;
+    validate(owner, spec, value);
+    out.text_[spec.name] = value;
+  }
+  return out;
+}
+
+const std::string& ParamValues::raw(std::string_view name) const {
+  auto it = text_.find(std::string(name));
+  if (it == text_.end()) throw InputError(owner_ + ": parameter '" + std::string(name) + "' was not declared");
+  return it->second;
+}
+
+std::int64_t ParamValues::integer(std::string_view name) const { return parse_integer(raw(name)); }
+double ParamValues::real(std::string_view name) const { return parse_real(raw(name)); }
+Nanoseconds ParamValues::duration_ns(std::string_view name) const { return parse_duration_ns(raw(name)); }
+ByteCount ParamValues::bytes(std::string_view name) const { return parse_bytes(raw(name)); }
+BytesPerSecond ParamValues::bandwidth(std::string_view name) const { return parse_bandwidth(raw(name)); }
+const std::string& ParamValues::text(std::string_view name) const { return raw(name); }
+
+}  // namespace flashsim

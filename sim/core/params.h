@@ -1,0 +1,59 @@
+// Declared parameters: each tunable of a component (policy, allocator, ...)
+// is declared once, next to it, with type, default, range and doc
+// (STYLE.md §4). Defaults go through the same parser as user values, unknown
+// keys and out-of-range values are errors naming the full key.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/core/units.h"
+
+namespace flashsim {
+
+enum class ParamType { integer, real, duration, bytes, bandwidth, text, choice };
+std::string_view to_string(ParamType type);
+
+struct ParamSpec {
+  std::string name;           ///< key as written in YAML, snake_case
+  ParamType type;
+  std::string default_value;  ///< text, parsed like a user value
+  std::string doc;            ///< one line; cite the source of a constant
+  double min = -1e300;        ///< inclusive bounds for numeric types (in the type's unit: ns, bytes, bytes/s)
+  double max = 1e300;
+  std::vector<std::string> choices;  ///< allowed values for ParamType::choice
+};
+
+/// The resolved values of one component's parameters.
+class ParamValues {
+ public:
+  ParamValues() = default;
+
+  /// Validates `user` (key → value text) against `specs` and fills defaults.
+  /// `owner` prefixes keys in error messages (e.g. "policy mlru").
+  /// Throws InputError on an unknown key (listing the known ones), an
+  /// unparsable value or a value outside [min, max].
+  static ParamValues resolve(std::string_view owner, const std::vector<ParamSpec>& specs,
+                             const std::map<std::string, std::string>& user);
+
+  /// Typed getters; throw InputError if `name` was not declared.
+  std::int64_t integer(std::string_view name) const;
+  double real(std::string_view name) const;
+  Nanoseconds duration_ns(std::string_view name) const;
+  ByteCount bytes(std::string_view name) const;
+  BytesPerSecond bandwidth(std::string_view name) const;
+  const std::string& text(std::string_view name) const;  ///< also for choice
+
+  /// Every parameter as resolved text (defaults included), for writing the
+  /// resolved scenario next to results.
+  const std::map<std::string, std::string>& resolved_text() const { return text_; }
+
+ private:
+  const std::string& raw(std::string_view name) const;
+  std::string owner_;
+  std::map<std::string, std::string> text_;
+};
+
+}  // namespace flashsim

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs what flashsim needs on Debian 12 from Debian packages. Idempotent.
+# The CUDA toolkit is NOT installed here: the machine image carries it
+# (/usr/local/cuda); CMake finds it without nvcc on PATH.
+set -euo pipefail
+pkgs=(
+  build-essential cmake ninja-build pkg-config
+  libyaml-cpp-dev libhdf5-dev zlib1g-dev
+  libboost-program-options-dev libboost-graph-dev libeigen3-dev
+  nlohmann-json3-dev libabsl-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo_cmd=(); [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,54 @@
+// Streaming access to traces: readers hand out records in chunks so memory
+// stays bounded however long the trace (DESIGN.md, principle 3).
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "traces/access_record.h"
+
+namespace flashsim {
+
+/// A stream of AccessRecords, read front to back, restartable.
+class ITraceSource {
+ public:
+  virtual ~ITraceSource() = default;
+
+  /// Facts about the trace; record_count may be 0 if unknown before reading.
+  virtual const TraceMeta& meta() const = 0;
+
+  /// Fills up to out.size() records; returns how many (0 = end of trace).
+  /// Throws InputError naming the file and record index on corrupt input.
+  virtual std::size_t read(std::span<AccessRecord> out) = 0;
+
+  /// Back to the first record (drivers make several passes: next-use, replay).
+  virtual void rewind() = 0;
+};
+
+/// Receives records in order and writes them somewhere.
+class ITraceSink {
+ public:
+  virtual ~ITraceSink() = default;
+  virtual void write(std::span<const AccessRecord> records) = 0;
+  /// Completes the output (for files: flush, then atomic rename into place).
+  /// Records written after finish() are an error.
+  virtual void finish() = 0;
+};
+
+/// A trace held in memory (generators, tests, embedded default input).
+class MemoryTraceSource final : public ITraceSource {
+ public:
+  MemoryTraceSource(TraceMeta meta, std::vector<AccessRecord> records);
+  const TraceMeta& meta() const override { return meta_; }
+  std::size_t read(std::span<AccessRecord> out) override;
+  void rewind() override { position_ = 0; }
+  const std::vector<AccessRecord>& records() const { return records_; }
+
+ private:
+  TraceMeta meta_;
+  std::vector<AccessRecord> records_;
+  std::size_t position_ = 0;
+};
+
+}  // namespace flashsim
