@@ -1,0 +1,178 @@
+// The fast tier: keeps block states (sim/cache/block_state.h), slot space
+// (ISlotAllocator) and the eviction policy (IEvictionPolicy) consistent.
+// Both engines drive it -- the event engine (sim/engine) and the GPU replay
+// driver (hw/) -- so the same calls make the same decisions in both.
+//
+// Per access of block b, a driver does:
+//   state(b) resident/in_use -> on_access_hit(a)
+//   state(b) in_flight       -> a delayed hit: wait for on_arrival (no call)
+//   state(b) absent          -> begin_fetch(a, evicted); if admitted, copy
+//                               the block into slot(b), then on_arrival(a)
+//                               (or cancel(b) to drop the copy)
+// A consumer reading the block brackets the read with acquire/release.
+//
+// Hot path: no heap allocation per access. Per-block entries live in a
+// vector indexed by BlockIndex that grows (amortised) to the largest index
+// seen; `evicted` is a caller-owned vector reused across calls.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/cache/block_state.h"
+#include "sim/cache/i_slot_allocator.h"
+#include "sim/policy/i_eviction_policy.h"
+
+namespace flashsim {
+
+/// Result of begin_fetch.
+enum class FetchAdmission : std::uint8_t {
+  admitted,  ///< space reserved, block now in_flight
+  bypass,    ///< cannot be cached now (larger than the tier could ever hold,
+             ///< or nothing evictable): serve the access without caching; block stays absent
+};
+
+/// How to build a FastTier from registry names (see FastTier::create).
+struct FastTierSpec {
+  ByteCount capacity_bytes = 0;
+  std::string policy = "lru";                        ///< PolicyRegistry name
+  std::map<std::string, std::string> policy_params;
+  std::string allocator = "bytes";                   ///< SlotAllocatorRegistry name
+  std::map<std::string, std::string> allocator_params;
+  std::size_t block_count = 0;                       ///< sizing hint (0 = unknown)
+  /// Capacity the policy is told (PolicyContext::capacity_bytes): the
+  /// capacity less the bytes the driver will pin. 0 = capacity_bytes.
+  ByteCount policy_capacity_bytes = 0;
+};
+
+/// Counters kept by the tier since construction.
+struct FastTierCounters {
+  std::uint64_t evictions = 0;                ///< by begin_fetch and evict_explicit
+  ByteCount bytes_evicted = 0;                ///< block bytes (not slot bytes) evicted
+  std::uint64_t fragmentation_evictions = 0;  ///< see begin_fetch
+  std::uint64_t bypasses = 0;                 ///< begin_fetch answers of bypass
+};
+
+class FastTier {
+ public:
+  /// Takes ownership. `allocator`'s capacity is the tier's capacity.
+  /// Throws Error if either pointer is null.
+  FastTier(std::unique_ptr<IEvictionPolicy> policy, std::unique_ptr<ISlotAllocator> allocator,
+           std::size_t block_count_hint = 0);
+
+  /// Builds the policy and allocator by registry name. Throws InputError
+  /// (capacity 0) or UnknownNameError/InputError from the registries.
+  static std::unique_ptr<FastTier> create(const FastTierSpec& spec);
+
+  FastTier(const FastTier&) = delete;
+  FastTier& operator=(const FastTier&) = delete;
+
+  // ---- queries (any block index; unseen blocks are absent) ----
+  BlockState state(BlockIndex block) const {
+    return block < entries_.size() ? entries_[block].state : BlockState::absent;
+  }
+  /// Same as state(); the name drivers use on an access.
+  BlockState lookup(BlockIndex block) const { return state(block); }
+  bool is_pinned(BlockIndex block) const { return block < entries_.size() && entries_[block].pinned; }
+  /// in_use reference count (0 unless in_use).
+  std::uint32_t use_count(BlockIndex block) const {
+    return block < entries_.size() ? entries_[block].use_count : 0;
+  }
+  /// Placement of a block holding space (in_flight/resident/in_use); {0,0} otherwise.
+  SlotRange slot(BlockIndex block) const {
+    return block < entries_.size() ? entries_[block].slot : SlotRange{};
+  }
+  /// Bytes of the block as given to begin_fetch (0 if absent).
+  ByteCount block_bytes(BlockIndex block) const {
+    return block < entries_.size() ? entries_[block].bytes : 0;
+  }
+
+  // ---- transitions ----
+  /// A resident or in-use block was accessed: policy.on_hit(a) unless pinned.
+  /// Throws Error if a.block is absent or in flight.
+  void on_access_hit(const PolicyAccess& a);
+
+  /// a.block is absent: reserve space for a.bytes (> 0) and mark it in flight.
+  /// Calls policy.on_miss(a) first (not for pinned blocks), then, until
+  /// allocator.allocate(a.bytes) succeeds, asks policy.evict(a.now_ns,
+  /// filter) for a victim (the filter refuses in-use blocks), frees it and
+  /// appends it to `evicted` (cleared first; may be null). An eviction made
+  /// while the tier's free bytes (capacity - reserved) already covered
+  /// a.bytes is counted as a fragmentation eviction (the free bytes were
+  /// not contiguous). Answers bypass, with the block left absent,
+  /// when a.bytes could never fit -- more than the allocator could place
+  /// with everything freed, or more than the capacity less the pinned
+  /// blocks' slot bytes (no eviction is made) -- or when the policy has no
+  /// allowed victim left (evictions made before giving up stand).
+  /// Throws Error if a.block is not absent or a.bytes == 0, or if the
+  /// policy returns a victim that is not resident.
+  FetchAdmission begin_fetch(const PolicyAccess& a, std::vector<BlockIndex>* evicted);
+
+  /// The copy of a.block finished: in_flight -> resident, then
+  /// policy.on_insert(a) unless pinned. Throws Error if not in flight.
+  void on_arrival(const PolicyAccess& a);
+
+  /// Drops an in-flight copy (a prefetch not wanted any more): frees the
+  /// slot, block -> absent. The policy never saw it. Throws Error if not in flight.
+  void cancel(BlockIndex block);
+
+  /// A consumer starts reading the block: resident/in_use -> in_use,
+  /// refcount + 1. In-use blocks are never evicted. Throws Error otherwise.
+  void acquire(BlockIndex block);
+  /// Refcount - 1; back to resident at 0. Throws Error if not in use.
+  void release(BlockIndex block);
+
+  /// A controller evicts an idle block: policy.remove(block), frees the slot,
+  /// block -> absent, counted as an eviction. Throws Error unless the block
+  /// is resident, unpinned (in-use, in-flight and pinned blocks cannot be).
+  void evict_explicit(BlockIndex block);
+
+  /// Drops a resident block without counting an eviction (its recorded size
+  /// changed, or the backing copy was invalidated): policy.remove unless
+  /// pinned, frees the slot, block -> absent. Throws Error unless resident.
+  void invalidate(BlockIndex block);
+
+  /// Pins a block: it never enters the policy and is never evicted. Before
+  /// arrival (absent or in flight) it takes effect when the block arrives;
+  /// a resident/in-use block is taken out of the policy (policy.remove).
+  /// Pinned blocks count in pinned_bytes() once they hold space. Idempotent.
+  void pin(BlockIndex block);
+
+  // ---- occupancy ----
+  ByteCount capacity_bytes() const { return allocator_->capacity_bytes(); }
+  /// Slot bytes held by in-flight, resident and in-use blocks (rounding included).
+  ByteCount reserved_bytes() const { return allocator_->reserved_bytes(); }
+  ByteCount peak_reserved_bytes() const { return peak_reserved_; }
+  /// Slot bytes held by pinned blocks.
+  ByteCount pinned_bytes() const { return pinned_bytes_; }
+  const FastTierCounters& counters() const { return counters_; }
+
+  IEvictionPolicy& policy() { return *policy_; }
+  const IEvictionPolicy& policy() const { return *policy_; }
+  const ISlotAllocator& allocator() const { return *allocator_; }
+
+ private:
+  struct Entry {
+    SlotRange slot;
+    ByteCount bytes = 0;
+    std::uint32_t use_count = 0;
+    BlockState state = BlockState::absent;
+    bool pinned = false;
+  };
+
+  Entry& entry(BlockIndex block);  // grows the table
+  void free_space(BlockIndex block);
+  static bool evictable(const void* self, BlockIndex block);
+  [[noreturn]] void wrong_state(const char* operation, BlockIndex block) const;
+
+  std::unique_ptr<IEvictionPolicy> policy_;
+  std::unique_ptr<ISlotAllocator> allocator_;
+  std::vector<Entry> entries_;
+  ByteCount peak_reserved_ = 0;
+  ByteCount pinned_bytes_ = 0;
+  FastTierCounters counters_;
+};
+
+}  // namespace flashsim

@@ -1,0 +1,60 @@
+// Results files of one `flashsim run`: results.h5 and summary.json in the
+// scenario's output folder, both written to temporary files beside their
+// targets and renamed into place only when both are complete (DESIGN.md,
+// principle 5): on error nothing partial remains and existing files are
+// left untouched.
+//
+// results.h5 layout (schema kResultsSchemaVersion):
+//   /                 attributes: results_schema_version, tool_version,
+//                     scenario (name), scenario_source, seed (of run 0),
+//                     decision_clock and engine ("mixed" if runs differ)
+//   /summary          compound dataset, one row per policy × sweep point
+//                     (fields: see summary_fields() in results_h5.cpp and
+//                     docs/scenarios.md): policy, params, capacity, counters,
+//                     hit ratio by access and by byte, bytes fetched (H2D),
+//                     evictions, stall, p50/p99/max latency, simulated time, events
+//   /timeseries/run_NNN/  per-window datasets of run NNN: start_ns, accesses,
+//                     hits, delayed_hits, misses, bytes_accessed, bytes_hit,
+//                     bytes_fetched, stall_ns, link_busy_ns, occupancy_bytes,
+//                     hit_ratio_by_access, hit_ratio_by_byte, link_utilisation;
+//                     attributes policy, point, window_ns
+//   /scenario         1-D string dataset: the resolved scenario (YAML) of each
+//                     sweep point; attribute `input`: the scenario as given
+//   /host             hostname, date_utc, jobs, total_wall_seconds (attributes);
+//                     wall_seconds and accesses_per_second per run (datasets).
+// Everything outside /host is a function of the inputs alone; HDF5 object
+// timestamps are off, so those datasets are byte-identical across runs.
+#pragma once
+#include <filesystem>
+#include <functional>
+#include <string_view>
+
+#include "sim/results/run_result.h"
+
+namespace flashsim {
+
+struct ResultsWriteOptions {
+  /// Test hook: called after each stage of writing ("summary", "timeseries",
+  /// "scenario", "host", "h5-closed", "json"); throwing from it simulates a failure.
+  std::function<void(std::string_view stage)> after_stage;
+};
+
+struct ResultsPaths {
+  std::filesystem::path h5;
+  std::filesystem::path json;
+};
+
+/// Writes `dir`/results.h5 and `dir`/summary.json (creating `dir`).
+/// Throws Error naming the path on any failure, after removing its temp files.
+ResultsPaths write_results(const std::filesystem::path& dir, const ScenarioResults& results,
+                           const ResultsWriteOptions& options = {});
+
+/// Writes results.h5 content into `path` (a fresh file, truncated). Used by
+/// write_results on its temp file. Throws Error.
+void write_results_h5(const std::filesystem::path& path, const ScenarioResults& results,
+                      const ResultsWriteOptions& options = {});
+
+/// The summary.json document as text (pretty-printed, keys in a fixed order).
+std::string summary_json_text(const ScenarioResults& results);
+
+}  // namespace flashsim

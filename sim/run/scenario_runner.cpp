@@ -1,0 +1,158 @@
+#include "sim/run/scenario_runner.h"
+
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "sim/run/trace_provider.h"
+
+namespace flashsim {
+
+EngineResult run_with_engine(ITraceSource& trace, const EngineConfig& config, EngineKind kind) {
+  if (kind == EngineKind::event) return run_engine(trace, config);
+  EngineResult r;
+  r.metrics = run_cache_only(trace, config.cache);
+  r.decision_clock = DecisionClock::trace;  // the cache-only path has no clock of its own
+  return r;
+}
+
+std::vector<Scenario> resolve_points(const ScenarioDocument& document) {
+  std::vector<Scenario> out;
+  for (const SweepPoint& p : document.points()) out.push_back(document.resolve(p));
+  return out;
+}
+
+namespace {
+
+struct Task {
+  std::size_t point = 0;
+  std::size_t policy = 0;
+};
+
+class Progress {
+ public:
+  Progress(std::ostream* out, std::size_t total) : out_(out), total_(total) {}
+  void done(const std::string& label) {
+    if (!out_) return;
+    std::lock_guard lock(mutex_);
+    ++finished_;
+    *out_ << "\r\x1b[K[" << finished_ << "/" << total_ << "] " << label << std::flush;
+    if (finished_ == total_) *out_ << "\n" << std::flush;
+  }
+
+ private:
+  std::ostream* out_;
+  std::size_t total_;
+  std::size_t finished_ = 0;
+  std::mutex mutex_;
+};
+
+}  // namespace
+
+ScenarioResults run_scenario(const ScenarioDocument& document, const RunnerOptions& options) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const std::vector<SweepPoint> points = document.points();
+  const std::vector<Scenario> scenarios = resolve_points(document);
+
+  ScenarioResults results;
+  results.scenario_name = scenarios.front().name;
+  results.scenario_source = scenarios.front().source;
+  results.input_text = document.input_text();
+  results.tool_version = tool_version_string();
+  for (std::size_t p = 0; p < scenarios.size(); ++p) {
+    results.resolved_texts.push_back(to_yaml_text(scenarios[p].resolved));
+    results.point_labels.push_back(points[p].label());
+  }
+
+  // One provider per distinct trace; footprints before any run (needed for "50%").
+  std::map<std::string, std::shared_ptr<TraceProvider>> providers;
+  std::vector<TraceProvider*> provider_of(scenarios.size());
+  std::vector<ByteCount> capacity(scenarios.size()), footprint(scenarios.size());
+  for (std::size_t p = 0; p < scenarios.size(); ++p) {
+    const std::string key = trace_key(scenarios[p].workload);
+    auto& slot = providers[key];
+    if (!slot) slot = std::make_shared<TraceProvider>(scenarios[p].workload, options.memory_limit_records);
+    provider_of[p] = slot.get();
+    if (scenarios[p].cache.capacity.is_fraction) {
+      footprint[p] = slot->footprint().bytes;
+      capacity[p] = scenarios[p].cache.capacity.resolve(footprint[p]);
+      if (capacity[p] == 0) {
+        throw InputError(scenarios[p].source + ": key 'cache.capacity': " + scenarios[p].cache.capacity.text +
+                         " of the trace's footprint (" + std::to_string(footprint[p]) + " B) is 0 bytes");
+      }
+    } else {
+      capacity[p] = scenarios[p].cache.capacity.bytes;
+    }
+  }
+
+  std::vector<Task> tasks;
+  for (std::size_t p = 0; p < scenarios.size(); ++p) {
+    for (std::size_t k = 0; k < scenarios[p].policies.size(); ++k) tasks.push_back(Task{p, k});
+  }
+  results.runs.resize(tasks.size());
+  std::vector<std::exception_ptr> errors(tasks.size());
+
+  const EngineFunction engine = options.engine ? options.engine : EngineFunction(run_with_engine);
+  unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, tasks.size()));
+  Progress progress(options.progress, tasks.size());
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+
+  auto work = [&] {
+    while (!failed.load()) {
+      const std::size_t i = next.fetch_add(1);
+      if (i >= tasks.size()) return;
+      const Task& t = tasks[i];
+      const Scenario& s = scenarios[t.point];
+      RunResult& r = results.runs[i];
+      r.index = i;
+      r.point_index = t.point;
+      r.point_label = points[t.point].label();
+      r.policy_index = t.policy;
+      r.policy = s.policies[t.policy].choice.impl;
+      r.policy_label = s.policies[t.policy].label();
+      r.policy_params = s.policies[t.policy].choice.params;
+      r.engine = s.engine == EngineKind::event ? "event" : "cache_only";
+      r.seed = s.seed;
+      r.capacity_text = s.cache.capacity.text;
+      r.capacity_bytes = capacity[t.point];
+      r.footprint_bytes = footprint[t.point];
+      try {
+        std::unique_ptr<ITraceSource> trace = provider_of[t.point]->open();
+        const auto start = std::chrono::steady_clock::now();
+        r.result = engine(*trace, s.engine_config(t.policy, capacity[t.point]), s.engine);
+        r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        r.decision_clock = std::string(to_string(r.result.decision_clock));
+      } catch (...) {
+        errors[i] = std::current_exception();
+        failed.store(true);
+        return;
+      }
+      progress.done(r.point_label.empty() ? "policy=" + r.policy_label
+                                          : r.point_label + " policy=" + r.policy_label);
+    }
+  };
+
+  if (jobs <= 1) {
+    work();
+  } else {
+    std::vector<std::jthread> threads;
+    for (unsigned j = 0; j < jobs; ++j) threads.emplace_back(work);
+  }
+  for (const auto& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+
+  results.host = HostInfo::current();
+  results.host.jobs = std::max(1u, jobs);
+  results.host.total_wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return results;
+}
+
+}  // namespace flashsim

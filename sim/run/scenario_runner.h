@@ -1,0 +1,37 @@
+// Runs a scenario: every policy at every sweep point, in parallel across
+// cores, each run on its own reader of the trace. Results come back in run
+// order (point-major, then policy) and are the same whatever the number of
+// threads: runs share nothing but read-only inputs.
+#pragma once
+#include <functional>
+#include <ostream>
+#include <vector>
+
+#include "sim/results/run_result.h"
+#include "sim/scenario/scenario_document.h"
+
+namespace flashsim {
+
+/// Replays one run: the engine the scenario chose, on `trace`. Tests may
+/// substitute their own; the default calls run_engine / run_cache_only.
+using EngineFunction = std::function<EngineResult(ITraceSource& trace, const EngineConfig& config, EngineKind kind)>;
+
+/// The default EngineFunction.
+EngineResult run_with_engine(ITraceSource& trace, const EngineConfig& config, EngineKind kind);
+
+struct RunnerOptions {
+  unsigned jobs = 0;                  ///< worker threads; 0 = std::thread::hardware_concurrency()
+  std::ostream* progress = nullptr;   ///< "[3/10] cache.capacity=50% policy=arc" lines (e.g. std::cerr on a terminal)
+  EngineFunction engine;              ///< empty = run_with_engine
+  std::uint64_t memory_limit_records = 2'000'000;  ///< see TraceProvider
+};
+
+/// Every sweep point resolved, in point order (validates the whole sweep
+/// before any run starts). Throws InputError naming file:line:column.
+std::vector<Scenario> resolve_points(const ScenarioDocument& document);
+
+/// Resolves, runs and collects. Throws the first failing run's error (in
+/// run order) after stopping the others; InputError for bad input.
+ScenarioResults run_scenario(const ScenarioDocument& document, const RunnerOptions& options = {});
+
+}  // namespace flashsim

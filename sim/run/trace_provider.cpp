@@ -1,0 +1,171 @@
+#include "sim/run/trace_provider.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <system_error>
+
+#include "absl/container/flat_hash_map.h"
+#include "sim/core/errors.h"
+#include "sim/scenario/embedded_files.h"
+#include "traces/trace_formats.h"
+
+namespace flashsim {
+
+namespace {
+
+constexpr std::size_t kChunk = 64 * 1024;
+
+// Readers of a trace held in memory, shared by every run.
+class SharedMemorySource final : public ITraceSource {
+ public:
+  SharedMemorySource(std::shared_ptr<const TraceMeta> meta, std::shared_ptr<const std::vector<AccessRecord>> records)
+      : meta_(std::move(meta)), records_(std::move(records)) {}
+  const TraceMeta& meta() const override { return *meta_; }
+  std::size_t read(std::span<AccessRecord> out) override {
+    const std::size_t n = std::min(out.size(), records_->size() - position_);
+    std::copy_n(records_->begin() + static_cast<std::ptrdiff_t>(position_), n, out.begin());
+    position_ += n;
+    return n;
+  }
+  void rewind() override { position_ = 0; }
+
+ private:
+  std::shared_ptr<const TraceMeta> meta_;
+  std::shared_ptr<const std::vector<AccessRecord>> records_;
+  std::size_t position_ = 0;
+};
+
+// HDF5 may be built without its thread-safe option (then concurrent calls
+// corrupt its state); every HDF5 trace reader here runs under one lock.
+std::mutex& hdf5_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+class LockedSource final : public ITraceSource {
+ public:
+  LockedSource(const std::filesystem::path& path, const std::string& format,
+               const std::map<std::string, std::string>& options) {
+    std::lock_guard lock(hdf5_mutex());
+    inner_ = open_trace(path, format, options);
+  }
+  ~LockedSource() override {
+    std::lock_guard lock(hdf5_mutex());
+    inner_.reset();
+  }
+  const TraceMeta& meta() const override { return inner_->meta(); }
+  std::size_t read(std::span<AccessRecord> out) override {
+    std::lock_guard lock(hdf5_mutex());
+    return inner_->read(out);
+  }
+  void rewind() override {
+    std::lock_guard lock(hdf5_mutex());
+    inner_->rewind();
+  }
+
+ private:
+  std::unique_ptr<ITraceSource> inner_;
+};
+
+void write_file(const std::filesystem::path& path, std::string_view data) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(data.data(), static_cast<std::streamsize>(data.size()));
+  out.flush();
+  if (!out) throw Error("cannot write '" + path.string() + "'");
+}
+
+std::filesystem::path make_temp_dir() {
+  std::error_code ec;
+  std::filesystem::path base = std::filesystem::temp_directory_path(ec);
+  if (ec) base = "/tmp";
+  std::string pattern = (base / "flashsim-builtin-XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr) {
+    throw Error("cannot create a temporary folder in '" + base.string() + "': " + std::strerror(errno));
+  }
+  return pattern;
+}
+
+}  // namespace
+
+TraceFootprint measure_footprint(ITraceSource& source) {
+  source.rewind();
+  absl::flat_hash_map<BlockId, ByteCount> sizes;
+  std::vector<AccessRecord> buffer(kChunk);
+  TraceFootprint f;
+  while (const std::size_t n = source.read(buffer)) {
+    f.records += n;
+    for (std::size_t i = 0; i < n; ++i) {
+      auto [it, inserted] = sizes.try_emplace(buffer[i].block_id, buffer[i].bytes);
+      if (!inserted && it->second < buffer[i].bytes) it->second = buffer[i].bytes;
+    }
+  }
+  for (const auto& [id, bytes] : sizes) f.bytes += bytes;
+  f.blocks = sizes.size();
+  source.rewind();
+  return f;
+}
+
+std::string trace_key(const WorkloadSpec& workload) {
+  std::string key = workload.trace + "\n" + workload.format;
+  for (const auto& [k, v] : workload.import_options) key += "\n" + k + "=" + v;
+  return key;
+}
+
+TraceProvider::TraceProvider(const WorkloadSpec& workload, std::uint64_t memory_limit_records)
+    : workload_(workload), path_(workload.path) {
+  if (workload.builtin) {
+    const EmbeddedFile* file = find_embedded_data(workload.builtin_name);
+    if (!file) throw InputError("no built-in trace '" + workload.builtin_name + "'");
+    temp_dir_ = make_temp_dir();
+    path_ = temp_dir_ / workload.builtin_file;
+    write_file(path_, file->data);
+    // Its catalog, if the binary carries one (NAME.catalog.csv beside NAME.csv).
+    const std::string stem = workload.builtin_file.substr(0, workload.builtin_file.find('.'));
+    if (const EmbeddedFile* catalog = find_embedded_file("data/" + stem + ".catalog.csv")) {
+      write_file(temp_dir_ / (stem + ".catalog.csv"), catalog->data);
+    }
+  }
+  if (workload.format == "hdf5") return;  // streamed by every run
+
+  std::unique_ptr<ITraceSource> source = open_trace(path_, workload.format, workload.import_options);
+  auto records = std::make_shared<std::vector<AccessRecord>>();
+  std::vector<AccessRecord> buffer(kChunk);
+  while (const std::size_t n = source->read(buffer)) {
+    records->insert(records->end(), buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(n));
+    if (records->size() > memory_limit_records) return;  // too long to share: every run streams its own
+  }
+  auto meta = std::make_shared<TraceMeta>(source->meta());
+  meta->record_count = records->size();
+  records->shrink_to_fit();
+  records_ = std::move(records);
+  meta_ = std::move(meta);
+}
+
+TraceProvider::~TraceProvider() {
+  if (!temp_dir_.empty()) {
+    std::error_code ignored;
+    std::filesystem::remove_all(temp_dir_, ignored);
+  }
+}
+
+std::unique_ptr<ITraceSource> TraceProvider::open() const {
+  if (records_) return std::make_unique<SharedMemorySource>(meta_, records_);
+  if (workload_.format == "hdf5") return std::make_unique<LockedSource>(path_, workload_.format, workload_.import_options);
+  return open_trace(path_, workload_.format, workload_.import_options);
+}
+
+TraceFootprint TraceProvider::footprint() const {
+  std::lock_guard lock(mutex_);
+  if (!footprint_known_) {
+    std::unique_ptr<ITraceSource> source = open();
+    footprint_ = measure_footprint(*source);
+    footprint_known_ = true;
+  }
+  return footprint_;
+}
+
+}  // namespace flashsim

@@ -1,0 +1,67 @@
+// Fresh readers of one workload's trace for concurrent runs (a trace source
+// is stateful, so every run gets its own), and the trace's footprint.
+//
+// HDF5 traces stream from the file in every run (bounded memory). Other
+// formats are imported once and shared read-only in memory when they hold
+// at most `memory_limit_records` records; longer ones are re-imported,
+// streaming, by each run. A `builtin:NAME` trace is first written out from
+// the binary into a private temporary folder (with any NAME.catalog.csv
+// beside it, so the CSV importer finds its catalog), removed afterwards.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "sim/scenario/scenario.h"
+#include "traces/trace_source.h"
+
+namespace flashsim {
+
+/// Sum over the distinct blocks of a trace of their largest recorded size.
+struct TraceFootprint {
+  ByteCount bytes = 0;
+  std::uint64_t blocks = 0;
+  std::uint64_t records = 0;
+};
+
+/// One pass over `source` (rewound before and after).
+TraceFootprint measure_footprint(ITraceSource& source);
+
+class TraceProvider {
+ public:
+  /// Prepares `workload` (materialises a builtin file, imports a small
+  /// non-HDF5 trace). Throws InputError from the importer.
+  explicit TraceProvider(const WorkloadSpec& workload, std::uint64_t memory_limit_records = 2'000'000);
+  ~TraceProvider();
+  TraceProvider(const TraceProvider&) = delete;
+  TraceProvider& operator=(const TraceProvider&) = delete;
+
+  /// A new reader positioned at the first record. Thread-safe.
+  std::unique_ptr<ITraceSource> open() const;
+
+  /// The footprint, measured on first call (one pass) and cached. Thread-safe.
+  TraceFootprint footprint() const;
+
+  /// The file the trace is read from (a temp file for builtin traces).
+  const std::filesystem::path& path() const { return path_; }
+  /// True when the records are held in memory and shared.
+  bool in_memory() const { return records_ != nullptr; }
+
+ private:
+  WorkloadSpec workload_;
+  std::filesystem::path temp_dir_;  ///< for builtin traces; removed by the destructor
+  std::filesystem::path path_;
+  std::shared_ptr<const std::vector<AccessRecord>> records_;
+  std::shared_ptr<const TraceMeta> meta_;
+  mutable std::mutex mutex_;
+  mutable bool footprint_known_ = false;
+  mutable TraceFootprint footprint_;
+};
+
+/// Key identifying the same trace read the same way (trace, format, options).
+std::string trace_key(const WorkloadSpec& workload);
+
+}  // namespace flashsim

@@ -1,0 +1,298 @@
+#include "sim/scenario/config_tree.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+namespace flashsim {
+
+std::string SourcePos::describe() const {
+  if (line <= 0) return file;
+  return file + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+ConfigNode ConfigNode::make_scalar(std::string text, SourcePos pos) {
+  ConfigNode n;
+  n.kind = Kind::scalar;
+  n.scalar = std::move(text);
+  n.pos = std::move(pos);
+  return n;
+}
+
+ConfigNode ConfigNode::make_map(SourcePos pos) {
+  ConfigNode n;
+  n.kind = Kind::map;
+  n.pos = std::move(pos);
+  return n;
+}
+
+ConfigNode ConfigNode::make_sequence(SourcePos pos) {
+  ConfigNode n;
+  n.kind = Kind::sequence;
+  n.pos = std::move(pos);
+  return n;
+}
+
+const ConfigEntry* ConfigNode::find_entry(std::string_view key) const {
+  if (kind != Kind::map) return nullptr;
+  for (const auto& e : entries) {
+    if (e.key == key) return &e;
+  }
+  return nullptr;
+}
+
+const ConfigNode* ConfigNode::find(std::string_view key) const {
+  const ConfigEntry* e = find_entry(key);
+  return e ? &e->value : nullptr;
+}
+
+ConfigNode* ConfigNode::find(std::string_view key) {
+  return const_cast<ConfigNode*>(std::as_const(*this).find(key));
+}
+
+void ConfigNode::set(std::string key, ConfigNode value, SourcePos key_pos) {
+  if (kind != Kind::map) throw Error("ConfigNode::set on a " + std::string(kind_name()));
+  for (auto& e : entries) {
+    if (e.key == key) {
+      e.value = std::move(value);
+      return;
+    }
+  }
+  entries.push_back(ConfigEntry{std::move(key), std::move(key_pos), std::move(value)});
+}
+
+bool ConfigNode::erase(std::string_view key) {
+  auto it = std::find_if(entries.begin(), entries.end(), [&](const ConfigEntry& e) { return e.key == key; });
+  if (it == entries.end()) return false;
+  entries.erase(it);
+  return true;
+}
+
+std::string_view ConfigNode::kind_name() const {
+  switch (kind) {
+    case Kind::null: return "null";
+    case Kind::scalar: return "scalar";
+    case Kind::sequence: return "list";
+    case Kind::map: return "map";
+  }
+  return "?";
+}
+
+namespace {
+
+SourcePos pos_of(const YAML::Mark& mark, const std::string& name) {
+  if (mark.line < 0) return SourcePos{name, 0, 0};
+  return SourcePos{name, mark.line + 1, mark.column + 1};
+}
+
+ConfigNode convert(const YAML::Node& node, const std::string& name) {
+  ConfigNode out;
+  out.pos = pos_of(node.Mark(), name);
+  switch (node.Type()) {
+    case YAML::NodeType::Undefined:
+    case YAML::NodeType::Null:
+      out.kind = ConfigNode::Kind::null;
+      break;
+    case YAML::NodeType::Scalar:
+      out.kind = ConfigNode::Kind::scalar;
+      out.scalar = node.Scalar();
+      break;
+    case YAML::NodeType::Sequence:
+      out.kind = ConfigNode::Kind::sequence;
+      for (const auto& item : node) out.items.push_back(convert(item, name));
+      break;
+    case YAML::NodeType::Map:
+      out.kind = ConfigNode::Kind::map;
+      for (const auto& kv : node) {
+        const SourcePos key_pos = pos_of(kv.first.Mark(), name);
+        if (!kv.first.IsScalar()) throw_at(key_pos, "", "a map key must be a plain scalar");
+        const std::string key = kv.first.Scalar();
+        if (out.find_entry(key)) throw_at(key_pos, key, "repeated in the same map");
+        out.entries.push_back(ConfigEntry{key, key_pos, convert(kv.second, name)});
+      }
+      break;
+  }
+  return out;
+}
+
+void emit(YAML::Emitter& out, const ConfigNode& node) {
+  switch (node.kind) {
+    case ConfigNode::Kind::null: out << YAML::Null; break;
+    case ConfigNode::Kind::scalar: out << node.scalar; break;
+    case ConfigNode::Kind::sequence:
+      out << YAML::BeginSeq;
+      for (const auto& item : node.items) emit(out, item);
+      out << YAML::EndSeq;
+      break;
+    case ConfigNode::Kind::map:
+      out << YAML::BeginMap;
+      for (const auto& e : node.entries) {
+        out << YAML::Key << e.key << YAML::Value;
+        emit(out, e.value);
+      }
+      out << YAML::EndMap;
+      break;
+  }
+}
+
+bool is_index(std::string_view s, std::size_t& index) {
+  if (s.empty()) return false;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), index);
+  return ec == std::errc() && end == s.data() + s.size();
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+}  // namespace
+
+ConfigNode parse_yaml_text(std::string_view text, const std::string& display_name) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    throw_at(pos_of(e.mark, display_name), "", "YAML syntax error: " + e.msg);
+  }
+  ConfigNode out = convert(root, display_name);
+  if (out.is_null() && out.pos.line == 0) out.pos = SourcePos{display_name, 1, 1};
+  return out;
+}
+
+std::string read_text_file(const std::filesystem::path& path, const std::string& display_name) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(display_name + ": is a directory, not a file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(display_name + ": cannot open file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw InputError(display_name + ": read error");
+  return text.str();
+}
+
+ConfigNode parse_yaml_file(const std::filesystem::path& path, std::string display_name) {
+  if (display_name.empty()) display_name = path.string();
+  return parse_yaml_text(read_text_file(path, display_name), display_name);
+}
+
+std::string to_yaml_text(const ConfigNode& node) {
+  YAML::Emitter out;
+  out.SetIndent(2);
+  emit(out, node);
+  std::string text = out.c_str();
+  if (text.empty() || text.back() != '\n') text += '\n';
+  return text;
+}
+
+std::string to_flow_text(const ConfigNode& node) {
+  if (node.is_scalar()) return node.scalar;
+  YAML::Emitter out;
+  out << YAML::Flow;
+  emit(out, node);
+  return out.c_str();
+}
+
+void merge_into(ConfigNode& base, const ConfigNode& overlay) {
+  if (base.is_map() && overlay.is_map()) {
+    for (const auto& e : overlay.entries) {
+      if (ConfigNode* existing = base.find(e.key)) {
+        merge_into(*existing, e.value);
+      } else {
+        base.entries.push_back(e);
+      }
+    }
+    return;
+  }
+  if (base.is_sequence() && overlay.is_sequence()) {
+    for (std::size_t i = 0; i < overlay.items.size(); ++i) {
+      if (i < base.items.size()) {
+        merge_into(base.items[i], overlay.items[i]);
+      } else {
+        base.items.push_back(overlay.items[i]);
+      }
+    }
+    return;
+  }
+  base = overlay;
+}
+
+std::vector<std::string> split_dotted_path(std::string_view dotted) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = dotted.find('.', start);
+    const std::string_view part = dotted.substr(start, dot == std::string_view::npos ? dotted.npos : dot - start);
+    if (part.empty()) throw InputError("bad key path '" + std::string(dotted) + "': empty component");
+    parts.emplace_back(part);
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  return parts;
+}
+
+void set_at_path(ConfigNode& root, std::string_view dotted, ConfigNode value, const SourcePos& where) {
+  std::vector<std::string> parts;
+  try {
+    parts = split_dotted_path(dotted);
+  } catch (const InputError& e) {
+    throw_at(where, dotted, e.what());
+  }
+  ConfigNode* node = &root;
+  std::string walked;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::string& part = parts[i];
+    const bool last = (i + 1 == parts.size());
+    walked += (walked.empty() ? "" : ".") + part;
+    if (node->is_null()) *node = ConfigNode::make_map(where);
+    if (node->is_map()) {
+      ConfigNode* child = node->find(part);
+      if (!child) {
+        node->set(part, last ? ConfigNode{} : ConfigNode::make_map(where), where);
+        child = node->find(part);
+      }
+      node = child;
+    } else if (node->is_sequence()) {
+      std::size_t index = 0;
+      if (!is_index(part, index)) {
+        throw_at(where, dotted, "'" + walked + "' indexes a list: use a number");
+      }
+      if (index > node->items.size()) {
+        throw_at(where, dotted,
+                 "index " + part + " is beyond the list's " + std::to_string(node->items.size()) + " elements");
+      }
+      if (index == node->items.size()) node->items.push_back(last ? ConfigNode{} : ConfigNode::make_map(where));
+      node = &node->items[index];
+    } else {
+      throw_at(where, dotted, "'" + walked + "' goes inside a scalar");
+    }
+  }
+  *node = std::move(value);
+}
+
+std::string closest_match(std::string_view word, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_distance = std::max<std::size_t>(2, word.size() / 3) + 1;
+  for (const auto& c : candidates) {
+    const std::size_t d = edit_distance(word, c);
+    if (d < best_distance) {
+      best_distance = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+}  // namespace flashsim

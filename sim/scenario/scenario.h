@@ -1,0 +1,87 @@
+// A scenario: the hardware, the workload (a trace), the fast-tier cache, the
+// policies to compare, and the outputs — everything one `flashsim run`
+// needs. The schema is documented in docs/scenarios.md; this header holds
+// the resolved form (every default filled in) that the runner consumes.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/core/decision_clock.h"
+#include "sim/engine/engine.h"
+#include "sim/engine/hardware_profile.h"
+#include "sim/scenario/config_tree.h"
+
+namespace flashsim {
+
+/// Which engine replays the trace.
+enum class EngineKind {
+  event,       ///< run_engine: time, links, stalls, latency
+  cache_only,  ///< run_cache_only: hits and bytes only (fast sweeps)
+};
+
+struct WorkloadSpec {
+  std::string trace;                  ///< as resolved: absolute path, or "builtin:NAME"
+  bool builtin = false;               ///< trace names a file embedded in the binary
+  std::string builtin_name;           ///< NAME of "builtin:NAME"
+  std::string builtin_file;           ///< the embedded file's name, e.g. "llama-2048x22.csv"
+  std::filesystem::path path;         ///< file path (when !builtin)
+  std::string format;                 ///< TraceFormatRegistry name: hdf5, csv, oraclegeneral, kineto
+  IssueMode issue = IssueMode::closed;
+  Nanoseconds gap_ns = 0;             ///< closed loop: compute between accesses when the trace has none
+  std::map<std::string, std::string> import_options;  ///< the format's options, resolved (defaults included)
+};
+
+/// Fast-tier capacity: absolute, or a fraction of the trace's footprint
+/// (sum of the sizes of its distinct blocks), known only after a pass over it.
+struct CapacitySpec {
+  std::string text;          ///< as written: "2GiB", "50%"
+  bool is_fraction = false;
+  double fraction = 0.0;     ///< in (0, 1] ("50%" -> 0.5) when is_fraction
+  ByteCount bytes = 0;       ///< when !is_fraction
+
+  /// Capacity for a trace of `footprint_bytes` (floor of fraction × footprint).
+  ByteCount resolve(ByteCount footprint_bytes) const;
+};
+
+struct CacheSpec {
+  CapacitySpec capacity;
+  ComponentChoice allocator{"bytes", {}};  ///< resolved params (defaults included)
+  PinSpec pinned;
+};
+
+/// One policy to run: registered name, parameters as resolved (defaults
+/// included) and those the user wrote (for labels).
+struct PolicyChoice {
+  ComponentChoice choice;
+  std::map<std::string, std::string> user_params;
+  /// "lru" or "mlru(age_window=100ms,variant=literal)": the user-given params only.
+  std::string label() const;
+};
+
+struct OutputsSpec {
+  std::string dir;            ///< results folder, relative to the working directory
+  Nanoseconds window_ns = 0;  ///< time-series window (0 = one window)
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  std::string source;                  ///< where the scenario came from (file path or "<builtin:default>")
+  EngineKind engine = EngineKind::event;
+  HardwareProfile hardware;
+  WorkloadSpec workload;
+  CacheSpec cache;
+  std::vector<PolicyChoice> policies;  ///< at least one; each runs as a separate result
+  DecisionClock decision_clock = DecisionClock::trace;
+  std::uint64_t seed = 1;
+  OutputsSpec outputs;
+  ConfigNode resolved;                 ///< the resolved scenario as a tree (to_yaml_text emits it)
+
+  /// The EngineConfig of policy `policy_index` at fast-tier capacity `capacity_bytes`.
+  EngineConfig engine_config(std::size_t policy_index, ByteCount capacity_bytes) const;
+};
+
+}  // namespace flashsim

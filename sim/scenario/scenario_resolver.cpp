@@ -1,0 +1,303 @@
+// resolve_scenario_tree: every top-level section of a scenario, validated
+// and with its defaults filled in (schema: docs/scenarios.md).
+#include <algorithm>
+#include <cmath>
+#include <system_error>
+
+#include "sim/cache/i_slot_allocator.h"
+#include "sim/core/unit_parse.h"
+#include "sim/policy/i_eviction_policy.h"
+#include "sim/scenario/component_parse.h"
+#include "sim/scenario/embedded_files.h"
+#include "sim/scenario/hardware_loader.h"
+#include "sim/scenario/param_check.h"
+#include "sim/scenario/scenario_document.h"
+#include "traces/trace_formats.h"
+
+namespace flashsim {
+
+namespace {
+
+const std::vector<std::string>& top_level_keys() {
+  static const std::vector<std::string> keys = {"name",    "description", "engine",         "hardware", "workload",
+                                                "cache",   "policies",    "decision_clock", "seed",     "outputs",
+                                                "sweep"};
+  return keys;
+}
+
+const std::vector<ParamSpec>& top_specs() {
+  static const std::vector<ParamSpec> specs = {
+      {"name", ParamType::text, "", "scenario name; names the default results folder", -1e300, 1e300, {}},
+      {"description", ParamType::text, "", "free text", -1e300, 1e300, {}},
+      {"engine", ParamType::choice, "event", "event: full event engine; cache_only: hits and bytes, no time", -1e300,
+       1e300, {"event", "cache_only"}},
+      {"decision_clock", ParamType::choice, "trace",
+       "clock policies see: the trace's timestamps or the engine's own (sim/core/decision_clock.h)", -1e300, 1e300,
+       {"trace", "engine"}},
+      {"seed", ParamType::integer, "1", "random seed, recorded in results", 0, 9.2e18, {}},
+  };
+  return specs;
+}
+
+const std::vector<ParamSpec>& workload_specs() {
+  static const std::vector<ParamSpec> specs = {
+      {"trace", ParamType::text, "", "trace file (relative to the scenario's folder) or builtin:NAME", -1e300, 1e300, {}},
+      {"format", ParamType::text, "", "a TraceFormatRegistry name (hdf5, csv, oraclegeneral, kineto); default from the file name", -1e300,
+       1e300, {}},
+      {"issue", ParamType::choice, "closed",
+       "closed: next access when the previous completes (+compute or gap); timestamp: at the recorded time", -1e300,
+       1e300, {"closed", "timestamp"}},
+      {"gap", ParamType::duration, "0ns", "closed loop: compute between accesses when the trace records none", 0, 1e18,
+       {}},
+  };
+  return specs;
+}
+
+const std::vector<ParamSpec>& outputs_specs() {
+  static const std::vector<ParamSpec> specs = {
+      {"dir", ParamType::text, "", "results folder; default flashsim-results/<name>", -1e300, 1e300, {}},
+      {"window", ParamType::duration, "10ms", "width of each time-series window (0 = one window)", 0, 1e18, {}},
+  };
+  return specs;
+}
+
+std::string safe_folder_name(const std::string& name) {
+  std::string out = name;
+  for (char& c : out) {
+    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+    if (!ok) c = '_';
+  }
+  if (out.empty() || out == "." || out == "..") out = "scenario";
+  return out;
+}
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  return text;
+}
+
+WorkloadSpec resolve_workload(const ConfigNode* node, const ConfigNode& root, const std::filesystem::path& base_dir,
+                              ConfigNode& resolved) {
+  if (!node) throw_at(root.pos, "", "missing key 'workload' (workload: {trace: FILE})");
+  const ParamValues v = resolve_params(*node, "workload", "workload", workload_specs(), {"import"});
+  const ConfigNode* trace_node = node->find("trace");
+  if (!trace_node) throw_at(node->pos, "workload", "missing key 'trace' (a trace file, or builtin:NAME)");
+  WorkloadSpec w;
+  const std::string& trace = trace_node->scalar;
+  std::filesystem::path name_for_format;
+  if (trace.starts_with("builtin:")) {
+    w.builtin = true;
+    w.builtin_name = trace.substr(8);
+    const EmbeddedFile* f = find_embedded_data(w.builtin_name);
+    if (!f) {
+      std::string list;
+      for (const auto& n : embedded_data_names()) list += (list.empty() ? "" : ", ") + n;
+      throw_at(trace_node->pos, "workload.trace",
+               "no built-in trace '" + w.builtin_name + "' (built-in: " + (list.empty() ? "none" : list) + ")");
+    }
+    w.trace = trace;
+    w.builtin_file = std::filesystem::path(f->path).filename().string();
+    name_for_format = w.builtin_file;
+  } else {
+    if (trace.empty()) throw_at(trace_node->pos, "workload.trace", "empty trace path");
+    std::filesystem::path p(trace);
+    if (p.is_relative()) p = base_dir / p;
+    std::error_code ec;
+    std::filesystem::path absolute = std::filesystem::absolute(p, ec);
+    w.path = (ec ? p : absolute).lexically_normal();
+    if (!std::filesystem::is_regular_file(w.path, ec)) {
+      throw_at(trace_node->pos, "workload.trace", "trace file not found: " + w.path.string());
+    }
+    w.trace = w.path.string();
+    name_for_format = w.path;
+  }
+
+  const ConfigNode* format_node = node->find("format");
+  std::string format = lower(v.text("format"));
+  if (format == "h5") format = "hdf5";
+  if (format.empty()) {
+    try {
+      format = detect_trace_format(name_for_format);
+    } catch (const InputError& e) {
+      throw_at(trace_node->pos, "workload.trace", std::string(e.what()) + " (workload.format)");
+    }
+  }
+  const auto& entry = find_component(TraceFormatRegistry::instance(), format,
+                                     format_node ? format_node->pos : trace_node->pos, "workload.format", "trace format");
+  w.format = format;
+  w.issue = v.text("issue") == "timestamp" ? IssueMode::timestamp : IssueMode::closed;
+  w.gap_ns = v.duration_ns("gap");
+  const ConfigNode* import = node->find("import");
+  const ConfigNode empty = ConfigNode::make_map(node->pos);
+  const ParamValues options = resolve_params(import && !import->is_null() ? *import : empty, "workload.import",
+                                             "trace format " + format, entry.params);
+  w.import_options = options.resolved_text();
+
+  resolved = ConfigNode::make_map();
+  resolved.set("trace", ConfigNode::make_scalar(w.trace));
+  resolved.set("format", ConfigNode::make_scalar(w.format));
+  resolved.set("issue", ConfigNode::make_scalar(v.text("issue")));
+  resolved.set("gap", ConfigNode::make_scalar(v.text("gap")));
+  resolved.set("import", resolved_node(entry.params, options));
+  return w;
+}
+
+CapacitySpec parse_capacity(const ConfigNode& node) {
+  const std::string key = "cache.capacity";
+  const std::string& text = expect_scalar(node, key, "a size (e.g. 2GiB) or a share of the trace's footprint (e.g. 50%)");
+  CapacitySpec c;
+  c.text = text;
+  std::string_view t = text;
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.remove_suffix(1);
+  if (t.ends_with("%")) {
+    double percent = 0;
+    try {
+      percent = parse_real(t.substr(0, t.size() - 1));
+    } catch (const UnitError& e) {
+      throw_at<UnitError>(node.pos, key, "cannot parse percentage '" + text + "'");
+    }
+    if (!(percent > 0.0 && percent <= 100.0)) {
+      throw_at(node.pos, key, "percentage '" + text + "' out of range (0%, 100%]");
+    }
+    c.is_fraction = true;
+    c.fraction = percent / 100.0;
+    return c;
+  }
+  try {
+    c.bytes = parse_bytes(text);
+  } catch (const UnitError& e) {
+    throw_at<UnitError>(node.pos, key, std::string(e.what()) + "; expected a size (e.g. 2GiB) or a percentage (50%)");
+  }
+  if (c.bytes == 0) throw_at(node.pos, key, "capacity must be > 0");
+  return c;
+}
+
+template <class T>
+std::vector<T> parse_list(const ConfigNode& node, const std::string& key, bool numeric) {
+  expect_sequence(node, key);
+  std::vector<T> out;
+  for (std::size_t i = 0; i < node.items.size(); ++i) {
+    const std::string item_key = key + "." + std::to_string(i);
+    const std::string& text = expect_scalar(node.items[i], item_key, numeric ? "an integer" : "a name");
+    if constexpr (std::is_same_v<T, std::string>) {
+      out.push_back(text);
+    } else {
+      try {
+        const std::int64_t v = parse_integer(text);
+        if (std::is_unsigned_v<T> && v < 0) throw UnitError("negative");
+        out.push_back(static_cast<T>(v));
+      } catch (const UnitError&) {
+        throw_at<UnitError>(node.items[i].pos, item_key, "'" + text + "' is not an integer");
+      }
+    }
+    (void)numeric;
+  }
+  return out;
+}
+
+ConfigNode list_node(const std::vector<std::string>& items) {
+  ConfigNode n = ConfigNode::make_sequence();
+  for (const auto& s : items) n.items.push_back(ConfigNode::make_scalar(s));
+  return n;
+}
+
+CacheSpec resolve_cache(const ConfigNode* node, const ConfigNode& root, ConfigNode& resolved) {
+  if (!node) throw_at(root.pos, "", "missing key 'cache' (cache: {capacity: 2GiB or 50%})");
+  expect_map(*node, "cache", false);
+  reject_unknown_keys(*node, "cache", {"capacity", "allocator", "pin"});
+  CacheSpec c;
+  const ConfigNode* capacity = node->find("capacity");
+  if (!capacity) throw_at(node->pos, "cache", "missing key 'capacity' (e.g. 2GiB, or 50% of the trace's footprint)");
+  c.capacity = parse_capacity(*capacity);
+
+  resolved = ConfigNode::make_map();
+  resolved.set("capacity", ConfigNode::make_scalar(c.capacity.text));
+  const ConfigNode* alloc = node->find("allocator");
+  const ConfigNode default_alloc = ConfigNode::make_scalar("bytes", node->pos);
+  const ResolvedComponent a = resolve_component(alloc && !alloc->is_null() ? *alloc : default_alloc, "cache.allocator",
+                                                "slot allocator", SlotAllocatorRegistry::instance());
+  c.allocator = a.choice;
+  resolved.set("allocator", a.resolved);
+
+  ConfigNode pin_resolved = ConfigNode::make_map();
+  std::vector<std::string> blocks_text, layers_text, kinds;
+  if (const ConfigNode* pin = node->find("pin"); pin && !pin->is_null()) {
+    expect_map(*pin, "cache.pin");
+    reject_unknown_keys(*pin, "cache.pin", {"blocks", "layers", "kinds"});
+    if (const ConfigNode* b = pin->find("blocks")) c.pinned.blocks = parse_list<BlockId>(*b, "cache.pin.blocks", true);
+    if (const ConfigNode* l = pin->find("layers")) c.pinned.layers = parse_list<std::int32_t>(*l, "cache.pin.layers", true);
+    if (const ConfigNode* k = pin->find("kinds")) c.pinned.kinds = parse_list<std::string>(*k, "cache.pin.kinds", false);
+  }
+  for (auto b : c.pinned.blocks) blocks_text.push_back(std::to_string(b));
+  for (auto l : c.pinned.layers) layers_text.push_back(std::to_string(l));
+  pin_resolved.set("blocks", list_node(blocks_text));
+  pin_resolved.set("layers", list_node(layers_text));
+  pin_resolved.set("kinds", list_node(c.pinned.kinds));
+  resolved.set("pin", std::move(pin_resolved));
+  return c;
+}
+
+std::vector<PolicyChoice> resolve_policies(const ConfigNode* node, const ConfigNode& root, ConfigNode& resolved) {
+  if (!node) throw_at(root.pos, "", "missing key 'policies' (a list, e.g. policies: [{impl: lru}])");
+  expect_sequence(*node, "policies");
+  if (node->items.empty()) throw_at(node->pos, "policies", "empty list: name at least one policy");
+  std::vector<PolicyChoice> out;
+  resolved = ConfigNode::make_sequence();
+  for (std::size_t i = 0; i < node->items.size(); ++i) {
+    const ResolvedComponent r =
+        resolve_component(node->items[i], "policies." + std::to_string(i), "policy", PolicyRegistry::instance());
+    out.push_back(PolicyChoice{r.choice, r.user_params});
+    resolved.items.push_back(r.resolved);
+  }
+  return out;
+}
+
+}  // namespace
+
+Scenario resolve_scenario_tree(const ConfigNode& tree, const std::filesystem::path& base_dir,
+                               const std::string& default_name, const std::string& source) {
+  expect_map(tree, "", false);
+  reject_unknown_keys(tree, "", top_level_keys());
+  const std::vector<std::string> sections = {"hardware", "workload", "cache", "policies", "outputs", "sweep"};
+  const ParamValues top = resolve_params(tree, "", "scenario", top_specs(), sections);
+
+  Scenario s;
+  s.source = source;
+  s.name = top.text("name").empty() ? default_name : top.text("name");
+  s.description = top.text("description");
+  s.engine = top.text("engine") == "cache_only" ? EngineKind::cache_only : EngineKind::event;
+  s.decision_clock = parse_decision_clock(top.text("decision_clock"));
+  s.seed = static_cast<std::uint64_t>(top.integer("seed"));
+
+  ConfigNode hardware_r, workload_r, cache_r, policies_r;
+  s.hardware = resolve_hardware(tree.find("hardware"), base_dir, hardware_r);
+  s.workload = resolve_workload(tree.find("workload"), tree, base_dir, workload_r);
+  s.cache = resolve_cache(tree.find("cache"), tree, cache_r);
+  s.policies = resolve_policies(tree.find("policies"), tree, policies_r);
+
+  const ConfigNode empty = ConfigNode::make_map(tree.pos);
+  const ConfigNode* outputs = tree.find("outputs");
+  const ParamValues out = resolve_params(outputs && !outputs->is_null() ? *outputs : empty, "outputs", "outputs",
+                                         outputs_specs());
+  s.outputs.dir = out.text("dir").empty() ? "flashsim-results/" + safe_folder_name(s.name) : out.text("dir");
+  s.outputs.window_ns = out.duration_ns("window");
+
+  ConfigNode& r = s.resolved;
+  r = ConfigNode::make_map();
+  r.set("name", ConfigNode::make_scalar(s.name));
+  r.set("description", ConfigNode::make_scalar(s.description));
+  r.set("engine", ConfigNode::make_scalar(top.text("engine")));
+  r.set("decision_clock", ConfigNode::make_scalar(top.text("decision_clock")));
+  r.set("seed", ConfigNode::make_scalar(top.text("seed")));
+  r.set("hardware", std::move(hardware_r));
+  r.set("workload", std::move(workload_r));
+  r.set("cache", std::move(cache_r));
+  r.set("policies", std::move(policies_r));
+  ConfigNode outputs_r = ConfigNode::make_map();
+  outputs_r.set("dir", ConfigNode::make_scalar(s.outputs.dir));
+  outputs_r.set("window", ConfigNode::make_scalar(out.text("window")));
+  r.set("outputs", std::move(outputs_r));
+  return s;
+}
+
+}  // namespace flashsim

@@ -1,0 +1,54 @@
+// Helpers of the app tests: scenario files and small traces in a temp folder.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "sim/core/errors.h"
+
+namespace flashsim::test {
+
+inline void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  ASSERT_TRUE(out.good()) << path;
+}
+
+inline std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+/// A CSV trace (time_ns,block_id,bytes,stream_id): `cycles` passes over
+/// blocks 0..blocks-1 of `bytes` each, 1 µs apart.
+inline std::string cyclic_csv(int blocks, int cycles, unsigned long long bytes) {
+  std::string text = "time_ns,block_id,bytes,stream_id\n";
+  long long t = 0;
+  for (int c = 0; c < cycles; ++c) {
+    for (int b = 0; b < blocks; ++b) {
+      text += std::to_string(t) + "," + std::to_string(b) + "," + std::to_string(bytes) + ",0\n";
+      t += 1000;
+    }
+  }
+  return text;
+}
+
+/// The message of the exception `fn` throws, checked to be of type E.
+template <class E, class Fn>
+std::string error_of(Fn fn) {
+  try {
+    fn();
+  } catch (const E& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "threw the wrong type: " << e.what();
+    return "";
+  }
+  ADD_FAILURE() << "did not throw";
+  return "";
+}
+
+}  // namespace flashsim::test

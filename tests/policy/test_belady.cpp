@@ -1,0 +1,74 @@
+// Belady/OPT: the classic example, ties, and optimality against every other
+// registered policy on random traces (uniform sizes).
+#include <gtest/gtest.h>
+
+#include "tests/policy/policy_test_util.h"
+
+namespace flashsim::test {
+namespace {
+
+// The textbook reference string 1 2 3 4 1 2 5 1 2 3 4 5 with 3 frames: OPT
+// has 7 faults. As letters A B C D A B E A B C D E (next use in brackets):
+//   A B C M
+//   D M: A[4] B[5] C[9] -> evict C
+//   A H  B H
+//   E M: A[7] B[8] D[10] -> evict D
+//   A H  B H
+//   C M: A never, B never, E[11]; tie among "never": larger index B first
+//   D M: A never, C never, E[11] -> C (index 2 > 0)
+//   E H
+TEST(Belady, ClassicReferenceString) {
+  const HandRun run = drive("belady", 3, letters("ABCDABEABCDE"));
+  EXPECT_EQ(run.outcome, "MMMMHHMHHMMH");
+  EXPECT_EQ(run.counters.misses, 7u);
+  EXPECT_EQ(victim_letters(run), "CDBC");
+}
+
+TEST(Belady, DeclaresNeedForNextUse) {
+  EXPECT_TRUE(make_policy("belady", 10)->needs_next_use());
+  EXPECT_FALSE(make_policy("lru", 10)->needs_next_use());
+}
+
+// OPT never misses more than any other policy at the same capacity, for
+// uniform sizes (every policy here caches every miss, as OPT assumes).
+TEST(Belady, NeverWorseThanAnyPolicyOnRandomTraces) {
+  const std::vector<std::string> names = all_policy_names();
+  for (std::uint32_t seed = 1; seed <= 25; ++seed) {
+    const std::vector<Step> steps = random_steps(seed, 3000, 60);
+    for (ByteCount capacity : {2u, 5u, 10u, 20u, 40u}) {
+      const std::uint64_t opt = drive("belady", capacity, steps).counters.misses;
+      for (const std::string& name : names) {
+        const std::uint64_t other = drive(name, capacity, steps).counters.misses;
+        EXPECT_LE(opt, other) << name << " seed " << seed << " capacity " << capacity;
+      }
+    }
+  }
+}
+
+// Through run_cache_only: next use computed in memory (trace without it)
+// and precomputed in the trace give the same result as the hand driver.
+TEST(Belady, NextUseComputedOrPrecomputed) {
+  const std::vector<Step> steps = first_appearance_order(random_steps(7, 5000, 200));
+  const HandRun hand = drive("belady", 30, steps);
+  MemoryTraceSource without = as_trace(steps, false);
+  MemoryTraceSource with = as_trace(steps, true);
+  const RunMetrics a = run_cache_only(without, cache_config("belady", 30));
+  const RunMetrics b = run_cache_only(with, cache_config("belady", 30));
+  EXPECT_EQ(a.total.misses, hand.counters.misses);
+  EXPECT_EQ(b.total.misses, hand.counters.misses);
+  EXPECT_EQ(a.total.evictions, hand.counters.evictions);
+}
+
+// Variable sizes: evict furthest-next-use blocks until the new one fits.
+// Capacity 10 bytes, A B C of 4 bytes each, then A, B:
+//   A M  B M (8 bytes)  C M: 12 > 10, A[3] B[4] -> evict B
+//   A H  B M: 12 > 10, A never, C never -> tie, larger index C
+TEST(Belady, VariableSizesEvictUntilFits) {
+  const std::vector<Step> steps = {{0, 4, 0}, {1, 4, 1}, {2, 4, 2}, {0, 4, 3}, {1, 4, 4}};
+  const HandRun run = drive("belady", 10, steps);
+  EXPECT_EQ(run.outcome, "MMMHM");
+  EXPECT_EQ(victim_letters(run), "BC");
+}
+
+}  // namespace
+}  // namespace flashsim::test

@@ -1,0 +1,259 @@
+// The canonical HDF5 trace: round trip, optional fields, determinism,
+// atomic output, and each class of corrupt file.
+#include <fstream>
+#include <iterator>
+
+#include "sim/core/errors.h"
+#include "tests/support/temp_dir.h"
+#include "tests/traces/trace_test_util.h"
+#include "traces/hdf5_io.h"
+#include "traces/hdf5_trace.h"
+
+namespace flashsim {
+namespace {
+
+using test::TempDir;
+
+std::vector<AccessRecord> full_records() {
+  std::vector<AccessRecord> v = test::random_trace(1000, 50, 1);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    v[i].request_id = i / 100;
+    v[i].token_index = static_cast<std::int32_t>(i % 37);
+    v[i].phase = i < 500 ? Phase::prefill : Phase::decode;
+    v[i].operator_id = static_cast<std::uint32_t>(i % 11);
+    v[i].compute_ns = static_cast<Nanoseconds>(i * 3);
+    v[i].address = 0x7f0000000000ull + i * 4096;
+    v[i].offset = i % 64;
+    v[i].next_use_index = i + 5;
+  }
+  return v;
+}
+
+TraceMeta meta_with_catalog(bool next_use) {
+  TraceMeta m;
+  m.source = "unit test";
+  m.has_next_use = next_use;
+  m.catalog = {{0, "layers.0.q", 8388608, 0x1000, 0x801000, 0, "weight"},
+               {1, "embedding", 131072000, kNoAddress, kNoAddress, -1, "embedding"},
+               {2, "name, with \"quotes\"", 4096, 5, 4101, 3, "io"}};
+  return m;
+}
+
+void write_file(const std::filesystem::path& path, const TraceMeta& meta, const std::vector<AccessRecord>& records,
+                Hdf5WriteOptions options = {}, std::size_t piece = 77) {
+  Hdf5TraceWriter w(path, meta, options);
+  for (std::size_t i = 0; i < records.size(); i += piece) {
+    const std::size_t n = std::min(piece, records.size() - i);
+    w.write(std::span<const AccessRecord>(records.data() + i, n));
+  }
+  EXPECT_EQ(w.records_written(), records.size());
+  w.finish();
+}
+
+std::string file_bytes(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(Hdf5Trace, RoundTripsEveryFieldAndTheCatalog) {
+  TempDir dir;
+  const auto records = full_records();
+  Hdf5WriteOptions o;
+  o.chunk_records = 64;  // many chunks, a partial last one
+  write_file(dir / "t.h5", meta_with_catalog(true), records, o);
+  EXPECT_EQ(test::listing(dir.path()), std::set<std::string>{"t.h5"});
+
+  Hdf5TraceSource src(dir / "t.h5", 100);  // windows not aligned with chunks
+  EXPECT_EQ(src.meta().record_count, 1000u);
+  EXPECT_EQ(src.meta().source, "unit test");
+  EXPECT_TRUE(src.meta().has_next_use);
+  EXPECT_EQ(src.meta().schema_version, 1);
+  EXPECT_EQ(src.units(), kTraceUnits);
+  EXPECT_EQ(src.present_fields().size(), 13u);
+  test::expect_same_records(records, test::read_all(src, 33));
+  // rewind gives the same again
+  test::expect_same_records(records, test::read_all(src, 1000));
+
+  const auto& cat = src.meta().catalog;
+  ASSERT_EQ(cat.size(), 3u);
+  EXPECT_EQ(cat[0].name, "layers.0.q");
+  EXPECT_EQ(cat[0].bytes, 8388608u);
+  EXPECT_EQ(cat[0].address_begin, 0x1000u);
+  EXPECT_EQ(cat[0].address_end, 0x801000u);
+  EXPECT_EQ(cat[0].layer, 0);
+  EXPECT_EQ(cat[0].kind, "weight");
+  EXPECT_EQ(cat[1].id, 1u);
+  EXPECT_EQ(cat[1].address_begin, kNoAddress);
+  EXPECT_EQ(cat[1].layer, -1);
+  EXPECT_EQ(cat[2].name, "name, with \"quotes\"");
+  EXPECT_EQ(cat[2].kind, "io");
+}
+
+TEST(Hdf5Trace, AllDefaultOptionalFieldsAreOmittedAndReadBackAsDefaults) {
+  TempDir dir;
+  auto records = test::random_trace(300, 20, 2);
+  // token_index becomes non-default only from record 200 on: the dataset
+  // appears late and records 0..199 must read back as the default (-1).
+  for (std::size_t i = 200; i < records.size(); ++i) records[i].token_index = 7;
+  Hdf5WriteOptions o;
+  o.chunk_records = 50;
+  write_file(dir / "t.h5", TraceMeta{}, records, o);
+  Hdf5TraceSource src(dir / "t.h5");
+  EXPECT_EQ(src.present_fields(),
+            (std::vector<std::string>{"time_ns", "block_id", "bytes", "op", "stream_id", "token_index"}));
+  EXPECT_FALSE(src.meta().has_next_use);
+  EXPECT_TRUE(src.meta().catalog.empty());
+  const auto back = test::read_all(src);
+  test::expect_same_records(records, back);
+  EXPECT_EQ(back[0].token_index, -1);
+  EXPECT_EQ(back[0].address, kNoAddress);
+  EXPECT_EQ(back[299].token_index, 7);
+}
+
+TEST(Hdf5Trace, WritesAllFieldsWhenAskedNotToOmit) {
+  TempDir dir;
+  Hdf5WriteOptions o;
+  o.omit_default_fields = false;
+  write_file(dir / "t.h5", TraceMeta{}, test::random_trace(10, 3, 3), o);
+  Hdf5TraceSource src(dir / "t.h5");
+  EXPECT_EQ(src.present_fields().size(), 12u);  // all but next_use_index (has_next_use is false)
+}
+
+TEST(Hdf5Trace, EmptyTraceIsValid) {
+  TempDir dir;
+  write_file(dir / "e.h5", TraceMeta{}, {});
+  Hdf5TraceSource src(dir / "e.h5");
+  EXPECT_EQ(src.meta().record_count, 0u);
+  EXPECT_TRUE(test::read_all(src).empty());
+}
+
+TEST(Hdf5Trace, SameInputGivesIdenticalBytes) {
+  TempDir dir;
+  const auto records = full_records();
+  write_file(dir / "a.h5", meta_with_catalog(true), records);
+  write_file(dir / "b.h5", meta_with_catalog(true), records, {}, 500);  // different write() pieces
+  const std::string a = file_bytes(dir / "a.h5");
+  EXPECT_GT(a.size(), 1000u);
+  EXPECT_EQ(a, file_bytes(dir / "b.h5"));
+}
+
+TEST(Hdf5Trace, DestroyingWithoutFinishLeavesNothing) {
+  TempDir dir;
+  test::write_text_file(dir / "keep.h5", "previous content");
+  {
+    Hdf5TraceWriter w(dir / "keep.h5", TraceMeta{});
+    const auto records = test::random_trace(100, 5, 4);
+    w.write(records);
+    EXPECT_EQ(test::listing(dir.path()).size(), 2u);  // the target and the temp
+  }
+  EXPECT_EQ(test::listing(dir.path()), std::set<std::string>{"keep.h5"});
+  EXPECT_EQ(file_bytes(dir / "keep.h5"), "previous content");
+}
+
+TEST(Hdf5Trace, WriteAfterFinishIsAnError) {
+  TempDir dir;
+  Hdf5TraceWriter w(dir / "t.h5", TraceMeta{});
+  w.finish();
+  const auto records = test::random_trace(1, 1, 1);
+  EXPECT_THROW(w.write(records), Error);
+}
+
+// --- corrupt files: each names the file and what is wrong ---
+
+class CorruptHdf5 : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    records_ = test::random_trace(200, 10, 5);
+    write_file(path(), TraceMeta{}, records_);
+  }
+  std::filesystem::path path() const { return dir_ / "bad.h5"; }
+  // Opens the file read-write for surgery.
+  h5::Handle open_rw() const {
+    return h5::Handle(H5Fopen(path().c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+  }
+  TempDir dir_;
+  std::vector<AccessRecord> records_;
+};
+
+TEST_F(CorruptHdf5, WrongSchemaVersion) {
+  {
+    auto f = open_rw();
+    H5Adelete(f.get(), "schema_version");
+    h5::write_attr_int(f.get(), "schema_version", H5T_STD_I32LE, 2);
+  }
+  EXPECT_INPUT_ERROR(Hdf5TraceSource{path()}, path().string(), "schema_version 2 is not supported");
+}
+
+TEST_F(CorruptHdf5, MissingSchemaVersion) {
+  {
+    auto f = open_rw();
+    H5Adelete(f.get(), "schema_version");
+  }
+  EXPECT_INPUT_ERROR(Hdf5TraceSource{path()}, path().string(), "schema_version is missing");
+}
+
+TEST_F(CorruptHdf5, MissingCoreDataset) {
+  {
+    auto f = open_rw();
+    H5Ldelete(f.get(), "records/bytes", H5P_DEFAULT);
+  }
+  EXPECT_INPUT_ERROR(Hdf5TraceSource{path()}, path().string(), "dataset /records/bytes is missing");
+}
+
+TEST_F(CorruptHdf5, MismatchedDatasetLength) {
+  {
+    auto f = open_rw();
+    h5::Handle d(H5Dopen2(f.get(), "records/stream_id", H5P_DEFAULT), H5Dclose);
+    h5::set_length(d.get(), 150);
+  }
+  EXPECT_INPUT_ERROR(Hdf5TraceSource{path()}, path().string(), "/records/stream_id has 150 elements",
+                     "record_count is 200");
+}
+
+TEST_F(CorruptHdf5, NextUseFlagWithoutDataset) {
+  {
+    auto f = open_rw();
+    H5Adelete(f.get(), "has_next_use");
+    h5::write_attr_int(f.get(), "has_next_use", H5T_STD_U8LE, 1);
+  }
+  EXPECT_INPUT_ERROR(Hdf5TraceSource{path()}, "has_next_use is set", "next_use_index is missing");
+}
+
+TEST_F(CorruptHdf5, ZeroBytesAtARecord) {
+  {
+    auto f = open_rw();
+    h5::Handle d(H5Dopen2(f.get(), "records/bytes", H5P_DEFAULT), H5Dclose);
+    const std::uint64_t zero = 0;
+    h5::write_range(d.get(), H5T_NATIVE_UINT64, 123, 1, &zero);
+  }
+  Hdf5TraceSource src(path(), 50);
+  EXPECT_INPUT_ERROR(test::read_all(src), path().string(), "record 123", "bytes == 0");
+}
+
+TEST_F(CorruptHdf5, TimeGoingBackwardsInAStream) {
+  // Record 150 gets a time before the previous record of its stream.
+  const std::uint32_t stream = records_[150].stream_id;
+  Nanoseconds previous = -1;
+  for (std::size_t i = 0; i < 150; ++i) {
+    if (records_[i].stream_id == stream) previous = records_[i].time_ns;
+  }
+  ASSERT_GT(previous, 0);
+  {
+    auto f = open_rw();
+    h5::Handle d(H5Dopen2(f.get(), "records/time_ns", H5P_DEFAULT), H5Dclose);
+    const std::int64_t t = previous - 1;
+    h5::write_range(d.get(), H5T_NATIVE_INT64, 150, 1, &t);
+  }
+  Hdf5TraceSource src(path());
+  EXPECT_INPUT_ERROR(test::read_all(src), "record 150", "time goes backwards in stream " + std::to_string(stream));
+}
+
+TEST(Hdf5TraceErrors, NotAnHdf5File) {
+  TempDir dir;
+  test::write_text_file(dir / "x.h5", "time,id\n");
+  EXPECT_INPUT_ERROR(Hdf5TraceSource{dir / "x.h5"}, "x.h5", "not an HDF5 file");
+  EXPECT_INPUT_ERROR(Hdf5TraceSource{dir / "missing.h5"}, "missing.h5", "no such file");
+}
+
+}  // namespace
+}  // namespace flashsim

@@ -1,0 +1,335 @@
+#include "traces/hdf5_io.h"
+
+#include <cstring>
+#include <type_traits>
+#include <utility>
+
+#include "sim/core/errors.h"
+
+namespace flashsim::h5 {
+
+QuietErrors::QuietErrors() {
+  H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
+
+QuietErrors::~QuietErrors() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
+
+namespace {
+
+herr_t innermost(unsigned n, const H5E_error2_t* err, void* client) {
+  if (n == 0 && err->desc != nullptr) *static_cast<std::string*>(client) = err->desc;
+  return 0;
+}
+
+}  // namespace
+
+std::string last_error() {
+  std::string message;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost, &message);
+  return message;
+}
+
+hid_t check_id(hid_t id, const std::string& what) {
+  if (id < 0) {
+    const std::string detail = last_error();
+    throw Error(what + (detail.empty() ? "" : ": " + detail));
+  }
+  return id;
+}
+
+void check_status(herr_t status, const std::string& what) {
+  if (status < 0) {
+    const std::string detail = last_error();
+    throw Error(what + (detail.empty() ? "" : ": " + detail));
+  }
+}
+
+namespace {
+
+Handle plist(hid_t cls) { return Handle(check_id(H5Pcreate(cls), "H5Pcreate"), H5Pclose); }
+
+}  // namespace
+
+Handle create_file(const std::string& path) {
+  Handle fcpl = plist(H5P_FILE_CREATE);
+  check_status(H5Pset_obj_track_times(fcpl.get(), 0), "H5Pset_obj_track_times");
+  Handle fapl = plist(H5P_FILE_ACCESS);
+  check_status(H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG), "H5Pset_fclose_degree");
+  return Handle(check_id(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()),
+                         "cannot create HDF5 file '" + path + "'"),
+                H5Fclose);
+}
+
+Handle open_file_read(const std::string& path) {
+  Handle fapl = plist(H5P_FILE_ACCESS);
+  check_status(H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG), "H5Pset_fclose_degree");
+  const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get());
+  if (id < 0) {
+    const std::string detail = last_error();
+    throw InputError("cannot open HDF5 trace '" + path + "'" + (detail.empty() ? "" : ": " + detail));
+  }
+  return Handle(id, H5Fclose);
+}
+
+Handle create_group(hid_t loc, const char* name) {
+  Handle gcpl = plist(H5P_GROUP_CREATE);
+  check_status(H5Pset_obj_track_times(gcpl.get(), 0), "H5Pset_obj_track_times");
+  return Handle(check_id(H5Gcreate2(loc, name, H5P_DEFAULT, gcpl.get(), H5P_DEFAULT),
+                         std::string("cannot create group ") + name),
+                H5Gclose);
+}
+
+Handle open_group(hid_t loc, const char* name) {
+  return Handle(check_id(H5Gopen2(loc, name, H5P_DEFAULT), std::string("cannot open group ") + name), H5Gclose);
+}
+
+bool link_exists(hid_t loc, const char* name) { return H5Lexists(loc, name, H5P_DEFAULT) > 0; }
+
+Handle create_extendible(hid_t loc, const char* name, hid_t file_type, hid_t mem_type, hsize_t chunk,
+                         int deflate_level, const void* fill) {
+  const hsize_t dims[1] = {0};
+  const hsize_t max_dims[1] = {H5S_UNLIMITED};
+  Handle space(check_id(H5Screate_simple(1, dims, max_dims), "H5Screate_simple"), H5Sclose);
+  Handle dcpl = plist(H5P_DATASET_CREATE);
+  const hsize_t chunk_dims[1] = {chunk == 0 ? 1 : chunk};
+  check_status(H5Pset_chunk(dcpl.get(), 1, chunk_dims), "H5Pset_chunk");
+  check_status(H5Pset_obj_track_times(dcpl.get(), 0), "H5Pset_obj_track_times");
+  if (fill != nullptr) check_status(H5Pset_fill_value(dcpl.get(), mem_type, fill), "H5Pset_fill_value");
+  check_status(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_IFSET), "H5Pset_fill_time");
+  if (deflate_level > 0) {
+    check_status(H5Pset_shuffle(dcpl.get()), "H5Pset_shuffle");
+    check_status(H5Pset_deflate(dcpl.get(), static_cast<unsigned>(deflate_level)), "H5Pset_deflate");
+  }
+  return Handle(check_id(H5Dcreate2(loc, name, file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+                         std::string("cannot create dataset ") + name),
+                H5Dclose);
+}
+
+Handle open_dataset(hid_t loc, const char* name) {
+  return Handle(check_id(H5Dopen2(loc, name, H5P_DEFAULT), std::string("cannot open dataset ") + name),
+                H5Dclose);
+}
+
+hsize_t length(hid_t dataset, const std::string& what) {
+  Handle space(check_id(H5Dget_space(dataset), "H5Dget_space"), H5Sclose);
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  if (rank != 1) throw InputError(what + " is not one-dimensional (rank " + std::to_string(rank) + ")");
+  hsize_t dims[1] = {0};
+  H5Sget_simple_extent_dims(space.get(), dims, nullptr);
+  return dims[0];
+}
+
+void set_length(hid_t dataset, hsize_t n) {
+  const hsize_t dims[1] = {n};
+  check_status(H5Dset_extent(dataset, dims), "H5Dset_extent");
+}
+
+namespace {
+
+Handle select_range(hid_t dataset, hsize_t offset, hsize_t n) {
+  Handle space(check_id(H5Dget_space(dataset), "H5Dget_space"), H5Sclose);
+  const hsize_t start[1] = {offset};
+  const hsize_t count[1] = {n};
+  check_status(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
+               "H5Sselect_hyperslab");
+  return space;
+}
+
+}  // namespace
+
+void write_range(hid_t dataset, hid_t mem_type, hsize_t offset, hsize_t n, const void* data) {
+  if (n == 0) return;
+  Handle file_space = select_range(dataset, offset, n);
+  const hsize_t count[1] = {n};
+  Handle mem_space(check_id(H5Screate_simple(1, count, nullptr), "H5Screate_simple"), H5Sclose);
+  check_status(H5Dwrite(dataset, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, data), "H5Dwrite");
+}
+
+void read_range(hid_t dataset, hid_t mem_type, hsize_t offset, hsize_t n, void* data) {
+  if (n == 0) return;
+  Handle file_space = select_range(dataset, offset, n);
+  const hsize_t count[1] = {n};
+  Handle mem_space(check_id(H5Screate_simple(1, count, nullptr), "H5Screate_simple"), H5Sclose);
+  check_status(H5Dread(dataset, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, data), "H5Dread");
+}
+
+namespace {
+
+Handle vlen_string_type() {
+  Handle type(check_id(H5Tcopy(H5T_C_S1), "H5Tcopy"), H5Tclose);
+  check_status(H5Tset_size(type.get(), H5T_VARIABLE), "H5Tset_size");
+  check_status(H5Tset_cset(type.get(), H5T_CSET_UTF8), "H5Tset_cset");
+  return type;
+}
+
+}  // namespace
+
+void write_strings(hid_t loc, const char* name, const std::vector<std::string>& values) {
+  Handle type = vlen_string_type();
+  const hsize_t n = values.size();
+  const hsize_t dims[1] = {n};
+  Handle space(check_id(H5Screate_simple(1, dims, nullptr), "H5Screate_simple"), H5Sclose);
+  Handle dcpl = plist(H5P_DATASET_CREATE);
+  check_status(H5Pset_obj_track_times(dcpl.get(), 0), "H5Pset_obj_track_times");
+  Handle dataset(check_id(H5Dcreate2(loc, name, type.get(), space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+                          std::string("cannot create dataset ") + name),
+                 H5Dclose);
+  if (n == 0) return;
+  std::vector<const char*> pointers;
+  pointers.reserve(values.size());
+  for (const auto& v : values) pointers.push_back(v.c_str());
+  check_status(H5Dwrite(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()), "H5Dwrite");
+}
+
+std::vector<std::string> read_strings(hid_t dataset, hsize_t n) {
+  std::vector<std::string> out(n);
+  if (n == 0) return out;
+  Handle file_type(check_id(H5Dget_type(dataset), "H5Dget_type"), H5Tclose);
+  if (H5Tget_class(file_type.get()) != H5T_STRING) throw InputError("not a string dataset");
+  if (H5Tis_variable_str(file_type.get()) > 0) {
+    Handle type = vlen_string_type();
+    std::vector<char*> pointers(n, nullptr);
+    check_status(H5Dread(dataset, type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()), "H5Dread");
+    for (hsize_t i = 0; i < n; ++i) out[i] = pointers[i] != nullptr ? pointers[i] : "";
+    Handle space(check_id(H5Dget_space(dataset), "H5Dget_space"), H5Sclose);
+    H5Dvlen_reclaim(type.get(), space.get(), H5P_DEFAULT, pointers.data());
+  } else {
+    const std::size_t size = H5Tget_size(file_type.get());
+    Handle type(check_id(H5Tcopy(H5T_C_S1), "H5Tcopy"), H5Tclose);
+    check_status(H5Tset_size(type.get(), size), "H5Tset_size");
+    std::vector<char> buffer(size * n);
+    check_status(H5Dread(dataset, type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer.data()), "H5Dread");
+    for (hsize_t i = 0; i < n; ++i) {
+      const char* p = buffer.data() + i * size;
+      out[i] = std::string(p, strnlen(p, size));
+    }
+  }
+  return out;
+}
+
+void write_attr_string(hid_t obj, const char* name, const std::string& value) {
+  Handle type(check_id(H5Tcopy(H5T_C_S1), "H5Tcopy"), H5Tclose);
+  check_status(H5Tset_size(type.get(), value.empty() ? 1 : value.size()), "H5Tset_size");
+  check_status(H5Tset_strpad(type.get(), H5T_STR_NULLPAD), "H5Tset_strpad");
+  check_status(H5Tset_cset(type.get(), H5T_CSET_UTF8), "H5Tset_cset");
+  Handle space(check_id(H5Screate(H5S_SCALAR), "H5Screate"), H5Sclose);
+  Handle attr(check_id(H5Acreate2(obj, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                       std::string("cannot create attribute ") + name),
+              H5Aclose);
+  std::string padded = value;
+  if (padded.empty()) padded.push_back('\0');
+  check_status(H5Awrite(attr.get(), type.get(), padded.data()), std::string("cannot write attribute ") + name);
+}
+
+void write_attr_int(hid_t obj, const char* name, hid_t file_type, std::int64_t value) {
+  Handle space(check_id(H5Screate(H5S_SCALAR), "H5Screate"), H5Sclose);
+  Handle attr(check_id(H5Acreate2(obj, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                       std::string("cannot create attribute ") + name),
+              H5Aclose);
+  check_status(H5Awrite(attr.get(), H5T_NATIVE_INT64, &value), std::string("cannot write attribute ") + name);
+}
+
+std::optional<std::string> read_attr_string(hid_t obj, const char* name) {
+  if (H5Aexists(obj, name) <= 0) return std::nullopt;
+  Handle attr(check_id(H5Aopen(obj, name, H5P_DEFAULT), std::string("cannot open attribute ") + name), H5Aclose);
+  Handle file_type(check_id(H5Aget_type(attr.get()), "H5Aget_type"), H5Tclose);
+  if (H5Tget_class(file_type.get()) != H5T_STRING) return std::nullopt;
+  if (H5Tis_variable_str(file_type.get()) > 0) {
+    Handle type = vlen_string_type();
+    char* p = nullptr;
+    check_status(H5Aread(attr.get(), type.get(), &p), std::string("cannot read attribute ") + name);
+    std::string out = p != nullptr ? p : "";
+    H5free_memory(p);
+    return out;
+  }
+  const std::size_t size = H5Tget_size(file_type.get());
+  Handle type(check_id(H5Tcopy(H5T_C_S1), "H5Tcopy"), H5Tclose);
+  check_status(H5Tset_size(type.get(), size), "H5Tset_size");
+  std::string buffer(size, '\0');
+  check_status(H5Aread(attr.get(), type.get(), buffer.data()), std::string("cannot read attribute ") + name);
+  buffer.resize(strnlen(buffer.data(), size));
+  return buffer;
+}
+
+std::optional<std::int64_t> read_attr_int(hid_t obj, const char* name) {
+  if (H5Aexists(obj, name) <= 0) return std::nullopt;
+  Handle attr(check_id(H5Aopen(obj, name, H5P_DEFAULT), std::string("cannot open attribute ") + name), H5Aclose);
+  Handle file_type(check_id(H5Aget_type(attr.get()), "H5Aget_type"), H5Tclose);
+  if (H5Tget_class(file_type.get()) != H5T_INTEGER) return std::nullopt;
+  std::int64_t value = 0;
+  check_status(H5Aread(attr.get(), H5T_NATIVE_INT64, &value), std::string("cannot read attribute ") + name);
+  return value;
+}
+
+// --- record fields ---
+namespace {
+
+const AccessRecord kDefaultRecord{};
+
+template <auto Member>
+using MemberType = std::remove_cvref_t<decltype(std::declval<AccessRecord>().*Member)>;
+
+template <auto Member, class Stored>
+RecordField make_field(const char* name, bool core, hid_t (*mem_type)(), hid_t (*file_type)()) {
+  RecordField f{};
+  f.name = name;
+  f.core = core;
+  f.element_size = sizeof(Stored);
+  f.mem_type = mem_type;
+  f.file_type = file_type;
+  f.gather = [](const AccessRecord* records, std::size_t n, void* packed) {
+    auto* out = static_cast<Stored*>(packed);
+    for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<Stored>(records[i].*Member);
+  };
+  f.scatter = [](const void* packed, std::size_t n, AccessRecord* records) {
+    const auto* in = static_cast<const Stored*>(packed);
+    for (std::size_t i = 0; i < n; ++i) records[i].*Member = static_cast<MemberType<Member>>(in[i]);
+  };
+  f.is_default = [](const AccessRecord& r) { return r.*Member == kDefaultRecord.*Member; };
+  f.default_value = [](void* packed_one) {
+    const Stored value = static_cast<Stored>(kDefaultRecord.*Member);
+    std::memcpy(packed_one, &value, sizeof(Stored));
+  };
+  return f;
+}
+
+std::vector<RecordField> build_fields() {
+  using R = AccessRecord;
+  auto i64 = [] { return H5T_NATIVE_INT64; };
+  auto u64 = [] { return H5T_NATIVE_UINT64; };
+  auto u32 = [] { return H5T_NATIVE_UINT32; };
+  auto i32 = [] { return H5T_NATIVE_INT32; };
+  auto u8 = [] { return H5T_NATIVE_UINT8; };
+  auto fi64 = [] { return H5T_STD_I64LE; };
+  auto fu64 = [] { return H5T_STD_U64LE; };
+  auto fu32 = [] { return H5T_STD_U32LE; };
+  auto fi32 = [] { return H5T_STD_I32LE; };
+  auto fu8 = [] { return H5T_STD_U8LE; };
+  return {
+      make_field<&R::time_ns, std::int64_t>("time_ns", true, i64, fi64),
+      make_field<&R::block_id, std::uint64_t>("block_id", true, u64, fu64),
+      make_field<&R::bytes, std::uint64_t>("bytes", true, u64, fu64),
+      make_field<&R::op, std::uint8_t>("op", true, u8, fu8),
+      make_field<&R::stream_id, std::uint32_t>("stream_id", true, u32, fu32),
+      make_field<&R::request_id, std::uint64_t>("request_id", false, u64, fu64),
+      make_field<&R::token_index, std::int32_t>("token_index", false, i32, fi32),
+      make_field<&R::phase, std::uint8_t>("phase", false, u8, fu8),
+      make_field<&R::operator_id, std::uint32_t>("operator_id", false, u32, fu32),
+      make_field<&R::compute_ns, std::int64_t>("compute_ns", false, i64, fi64),
+      make_field<&R::address, std::uint64_t>("address", false, u64, fu64),
+      make_field<&R::offset, std::uint64_t>("offset", false, u64, fu64),
+      make_field<&R::next_use_index, std::uint64_t>("next_use_index", false, u64, fu64),
+  };
+}
+
+}  // namespace
+
+const std::vector<RecordField>& record_fields() {
+  static const std::vector<RecordField> fields = build_fields();
+  return fields;
+}
+
+std::size_t next_use_field_index() { return record_fields().size() - 1; }
+
+}  // namespace flashsim::h5

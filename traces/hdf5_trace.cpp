@@ -1,0 +1,384 @@
+#include "traces/hdf5_trace.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+
+#include "sim/core/errors.h"
+#include "traces/atomic_file.h"
+#include "traces/hdf5_io.h"
+
+namespace flashsim {
+
+namespace {
+
+constexpr const char* kRecordsGroup = "records";
+constexpr const char* kCatalogGroup = "catalog";
+
+void write_catalog(hid_t file, const std::vector<BlockCatalogEntry>& catalog) {
+  h5::Handle group = h5::create_group(file, kCatalogGroup);
+  const std::size_t n = catalog.size();
+  std::vector<std::uint64_t> ids(n), bytes(n), begins(n), ends(n);
+  std::vector<std::int32_t> layers(n);
+  std::vector<std::string> names(n), kinds(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    ids[i] = catalog[i].id;
+    bytes[i] = catalog[i].bytes;
+    begins[i] = catalog[i].address_begin;
+    ends[i] = catalog[i].address_end;
+    layers[i] = catalog[i].layer;
+    names[i] = catalog[i].name;
+    kinds[i] = catalog[i].kind;
+  }
+  const hsize_t chunk = std::clamp<hsize_t>(n, 1, 65536);
+  auto numeric = [&](const char* name, hid_t file_type, hid_t mem_type, const void* data) {
+    h5::Handle d = h5::create_extendible(group.get(), name, file_type, mem_type, chunk, 4, nullptr);
+    h5::set_length(d.get(), n);
+    h5::write_range(d.get(), mem_type, 0, n, data);
+  };
+  numeric("id", H5T_STD_U64LE, H5T_NATIVE_UINT64, ids.data());
+  h5::write_strings(group.get(), "name", names);
+  numeric("bytes", H5T_STD_U64LE, H5T_NATIVE_UINT64, bytes.data());
+  numeric("address_begin", H5T_STD_U64LE, H5T_NATIVE_UINT64, begins.data());
+  numeric("address_end", H5T_STD_U64LE, H5T_NATIVE_UINT64, ends.data());
+  numeric("layer", H5T_STD_I32LE, H5T_NATIVE_INT32, layers.data());
+  h5::write_strings(group.get(), "kind", kinds);
+}
+
+std::vector<BlockCatalogEntry> read_catalog(hid_t file, const std::string& where) {
+  std::vector<BlockCatalogEntry> catalog;
+  if (!h5::link_exists(file, kCatalogGroup)) return catalog;
+  h5::Handle group = h5::open_group(file, kCatalogGroup);
+  const std::string prefix = where + ": dataset /catalog/";
+  if (!h5::link_exists(group.get(), "id")) throw InputError(prefix + "id is missing");
+  h5::Handle ids = h5::open_dataset(group.get(), "id");
+  const hsize_t n = h5::length(ids.get(), prefix + "id");
+  catalog.resize(n);
+  std::vector<std::uint64_t> u64(n);
+  std::vector<std::int32_t> i32(n);
+  h5::read_range(ids.get(), H5T_NATIVE_UINT64, 0, n, u64.data());
+  for (hsize_t i = 0; i < n; ++i) catalog[i].id = u64[i];
+  auto open_column = [&](const char* name) -> h5::Handle {
+    if (!h5::link_exists(group.get(), name)) return {};
+    h5::Handle d = h5::open_dataset(group.get(), name);
+    const hsize_t len = h5::length(d.get(), prefix + name);
+    if (len != n) {
+      throw InputError(prefix + name + " has " + std::to_string(len) + " elements, /catalog/id has " +
+                       std::to_string(n));
+    }
+    return d;
+  };
+  auto u64_column = [&](const char* name, std::uint64_t BlockCatalogEntry::*member) {
+    h5::Handle d = open_column(name);
+    if (!d) return;
+    h5::read_range(d.get(), H5T_NATIVE_UINT64, 0, n, u64.data());
+    for (hsize_t i = 0; i < n; ++i) catalog[i].*member = u64[i];
+  };
+  auto string_column = [&](const char* name, std::string BlockCatalogEntry::*member) {
+    h5::Handle d = open_column(name);
+    if (!d) return;
+    std::vector<std::string> values;
+    try {
+      values = h5::read_strings(d.get(), n);
+    } catch (const Error& e) {
+      throw InputError(prefix + name + ": " + e.what());
+    }
+    for (hsize_t i = 0; i < n; ++i) catalog[i].*member = std::move(values[i]);
+  };
+  u64_column("bytes", &BlockCatalogEntry::bytes);
+  u64_column("address_begin", &BlockCatalogEntry::address_begin);
+  u64_column("address_end", &BlockCatalogEntry::address_end);
+  string_column("name", &BlockCatalogEntry::name);
+  string_column("kind", &BlockCatalogEntry::kind);
+  if (h5::Handle d = open_column("layer")) {
+    h5::read_range(d.get(), H5T_NATIVE_INT32, 0, n, i32.data());
+    for (hsize_t i = 0; i < n; ++i) catalog[i].layer = i32[i];
+  }
+  return catalog;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- writer
+
+struct Hdf5TraceWriter::State {
+  AtomicFile output;
+  TraceMeta meta;
+  Hdf5WriteOptions options;
+  h5::Handle file;
+  h5::Handle records;
+  std::vector<h5::Handle> datasets;  // per record field; empty handle = not created (yet)
+  std::vector<AccessRecord> buffer;
+  std::vector<unsigned char> packed;
+  std::uint64_t written = 0;
+  bool finished = false;
+
+  State(std::filesystem::path path, TraceMeta m, Hdf5WriteOptions o)
+      : output(std::move(path)), meta(std::move(m)), options(o) {}
+
+  bool wanted(std::size_t k, bool any_non_default) const {
+    const auto& field = h5::record_fields()[k];
+    if (field.core) return true;
+    if (k == h5::next_use_field_index()) return meta.has_next_use;
+    return !options.omit_default_fields || any_non_default;
+  }
+
+  void create(std::size_t k) {
+    const auto& field = h5::record_fields()[k];
+    unsigned char fill[h5::kMaxElementSize];
+    field.default_value(fill);
+    datasets[k] = h5::create_extendible(records.get(), field.name, field.file_type(), field.mem_type(),
+                                        options.chunk_records, options.deflate_level, fill);
+    // Records before this one were all default: extending reads them back as the fill value.
+    if (written > 0) h5::set_length(datasets[k].get(), written);
+  }
+
+  void flush() {
+    const std::size_t n = buffer.size();
+    if (n == 0) return;
+    const auto& fields = h5::record_fields();
+    for (std::size_t k = 0; k < fields.size(); ++k) {
+      const auto& field = fields[k];
+      if (!datasets[k]) {
+        const bool any = std::any_of(buffer.begin(), buffer.end(),
+                                     [&](const AccessRecord& r) { return !field.is_default(r); });
+        if (!wanted(k, any)) continue;
+        create(k);
+      }
+      field.gather(buffer.data(), n, packed.data());
+      h5::set_length(datasets[k].get(), written + n);
+      h5::write_range(datasets[k].get(), field.mem_type(), written, n, packed.data());
+    }
+    written += n;
+    buffer.clear();
+  }
+};
+
+Hdf5TraceWriter::Hdf5TraceWriter(std::filesystem::path path, TraceMeta meta, Hdf5WriteOptions options) {
+  if (options.chunk_records == 0) throw Error("Hdf5TraceWriter: chunk_records must be > 0");
+  if (options.deflate_level < 0 || options.deflate_level > 9) {
+    throw Error("Hdf5TraceWriter: deflate_level must be in 0..9");
+  }
+  if (meta.schema_version != kTraceSchemaVersion) {
+    throw Error("Hdf5TraceWriter: cannot write schema version " + std::to_string(meta.schema_version) +
+                " (this build writes " + std::to_string(kTraceSchemaVersion) + ")");
+  }
+  state_ = std::make_unique<State>(std::move(path), std::move(meta), options);
+  h5::QuietErrors quiet;
+  state_->file = h5::create_file(state_->output.temp_path().string());
+  state_->records = h5::create_group(state_->file.get(), kRecordsGroup);
+  state_->datasets.resize(h5::record_fields().size());
+  state_->buffer.reserve(options.chunk_records);
+  state_->packed.resize(options.chunk_records * h5::kMaxElementSize);
+}
+
+Hdf5TraceWriter::~Hdf5TraceWriter() {
+  if (!state_) return;
+  h5::QuietErrors quiet;
+  state_->datasets.clear();
+  state_->records.reset();
+  state_->file.reset();
+  // state_->output's destructor removes the temp file unless committed.
+}
+
+void Hdf5TraceWriter::write(std::span<const AccessRecord> records) {
+  State& s = *state_;
+  if (s.finished) throw Error("Hdf5TraceWriter: write() after finish() ('" + s.output.target().string() + "')");
+  h5::QuietErrors quiet;
+  try {
+    while (!records.empty()) {
+      const std::size_t room = s.options.chunk_records - s.buffer.size();
+      const std::size_t n = std::min(room, records.size());
+      s.buffer.insert(s.buffer.end(), records.begin(), records.begin() + static_cast<std::ptrdiff_t>(n));
+      records = records.subspan(n);
+      if (s.buffer.size() == s.options.chunk_records) s.flush();
+    }
+  } catch (const Error& e) {
+    throw Error("writing '" + s.output.target().string() + "': " + e.what());
+  }
+}
+
+void Hdf5TraceWriter::set_catalog(std::vector<BlockCatalogEntry> catalog) { state_->meta.catalog = std::move(catalog); }
+
+std::uint64_t Hdf5TraceWriter::records_written() const { return state_->written + state_->buffer.size(); }
+
+void Hdf5TraceWriter::finish() {
+  State& s = *state_;
+  if (s.finished) throw Error("Hdf5TraceWriter: finish() called twice ('" + s.output.target().string() + "')");
+  h5::QuietErrors quiet;
+  try {
+    s.flush();
+    for (std::size_t k = 0; k < s.datasets.size(); ++k) {
+      if (!s.datasets[k] && s.wanted(k, false)) s.create(k);
+    }
+    const hid_t root = s.file.get();
+    h5::write_attr_int(root, "schema_version", H5T_STD_I32LE, kTraceSchemaVersion);
+    h5::write_attr_string(root, "source", s.meta.source);
+    h5::write_attr_string(root, "units", kTraceUnits);
+    h5::write_attr_int(root, "record_count", H5T_STD_U64LE, static_cast<std::int64_t>(s.written));
+    h5::write_attr_int(root, "has_next_use", H5T_STD_U8LE, s.meta.has_next_use ? 1 : 0);
+    write_catalog(root, s.meta.catalog);
+    s.datasets.clear();
+    s.records.reset();
+    h5::check_status(H5Fclose(s.file.release()), "closing");
+  } catch (const Error& e) {
+    s.finished = true;
+    s.datasets.clear();
+    s.records.reset();
+    s.file.reset();
+    s.output.discard();
+    throw Error("writing '" + s.output.target().string() + "': " + e.what());
+  }
+  s.finished = true;
+  s.output.commit();
+}
+
+// ---------------------------------------------------------------- reader
+
+struct Hdf5TraceSource::State {
+  std::filesystem::path path;
+  std::string where;  // path as text, for messages
+  TraceMeta meta;
+  std::string units;
+  std::size_t window = 0;
+  h5::Handle file;
+  std::vector<h5::Handle> datasets;  // per record field; empty = absent
+  std::vector<AccessRecord> buffer;
+  std::vector<unsigned char> packed;
+  std::size_t buffer_pos = 0;
+  std::size_t buffer_len = 0;
+  std::uint64_t next_index = 0;  // file index of buffer[buffer_len]
+  RecordValidator validator;
+
+  void load_window() {
+    const std::uint64_t remaining = meta.record_count - next_index;
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(window, remaining));
+    std::fill_n(buffer.begin(), n, AccessRecord{});
+    const auto& fields = h5::record_fields();
+    for (std::size_t k = 0; k < fields.size(); ++k) {
+      if (!datasets[k]) continue;
+      try {
+        h5::read_range(datasets[k].get(), fields[k].mem_type(), next_index, n, packed.data());
+      } catch (const Error& e) {
+        throw InputError(where + ": dataset /records/" + fields[k].name + ", records " +
+                         std::to_string(next_index) + ".." + std::to_string(next_index + n - 1) + ": " + e.what());
+      }
+      fields[k].scatter(packed.data(), n, buffer.data());
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::string problem = validator.check(buffer[i]);
+      if (!problem.empty()) {
+        throw InputError(where + ": record " + std::to_string(next_index + i) + ": " + problem);
+      }
+    }
+    buffer_pos = 0;
+    buffer_len = n;
+    next_index += n;
+  }
+};
+
+Hdf5TraceSource::Hdf5TraceSource(std::filesystem::path path, std::size_t window_records)
+    : state_(std::make_unique<State>()) {
+  State& s = *state_;
+  s.path = std::move(path);
+  s.where = s.path.string();
+  s.window = std::max<std::size_t>(1, window_records);
+  if (!std::filesystem::exists(s.path)) throw InputError(s.where + ": no such file");
+  if (!is_hdf5_file(s.path)) throw InputError(s.where + ": not an HDF5 file");
+  h5::QuietErrors quiet;
+  s.file = h5::open_file_read(s.where);
+  const hid_t root = s.file.get();
+  const auto version = h5::read_attr_int(root, "schema_version");
+  if (!version) throw InputError(s.where + ": attribute schema_version is missing (not a flashsim trace?)");
+  if (*version != kTraceSchemaVersion) {
+    throw InputError(s.where + ": schema_version " + std::to_string(*version) + " is not supported (this build reads " +
+                     std::to_string(kTraceSchemaVersion) + ")");
+  }
+  s.meta.schema_version = static_cast<int>(*version);
+  const auto count = h5::read_attr_int(root, "record_count");
+  if (!count) throw InputError(s.where + ": attribute record_count is missing");
+  if (*count < 0) throw InputError(s.where + ": attribute record_count is negative");
+  s.meta.record_count = static_cast<std::uint64_t>(*count);
+  s.meta.source = h5::read_attr_string(root, "source").value_or("");
+  s.units = h5::read_attr_string(root, "units").value_or("");
+  s.meta.has_next_use = h5::read_attr_int(root, "has_next_use").value_or(0) != 0;
+
+  if (!h5::link_exists(root, kRecordsGroup)) throw InputError(s.where + ": group /records is missing");
+  h5::Handle records = h5::open_group(root, kRecordsGroup);
+  const auto& fields = h5::record_fields();
+  s.datasets.resize(fields.size());
+  for (std::size_t k = 0; k < fields.size(); ++k) {
+    const std::string name = std::string("/records/") + fields[k].name;
+    if (!h5::link_exists(records.get(), fields[k].name)) {
+      if (fields[k].core) throw InputError(s.where + ": dataset " + name + " is missing");
+      if (k == h5::next_use_field_index() && s.meta.has_next_use) {
+        throw InputError(s.where + ": has_next_use is set but dataset " + name + " is missing");
+      }
+      continue;
+    }
+    s.datasets[k] = h5::open_dataset(records.get(), fields[k].name);
+    const hsize_t n = h5::length(s.datasets[k].get(), s.where + ": dataset " + name);
+    if (n != s.meta.record_count) {
+      throw InputError(s.where + ": dataset " + name + " has " + std::to_string(n) + " elements, record_count is " +
+                       std::to_string(s.meta.record_count));
+    }
+  }
+  s.meta.catalog = read_catalog(root, s.where);
+  s.buffer.resize(static_cast<std::size_t>(std::min<std::uint64_t>(s.window, std::max<std::uint64_t>(1, s.meta.record_count))));
+  s.window = s.buffer.size();
+  s.packed.resize(s.window * h5::kMaxElementSize);
+}
+
+Hdf5TraceSource::~Hdf5TraceSource() {
+  if (!state_) return;
+  h5::QuietErrors quiet;
+  state_->datasets.clear();
+  state_->file.reset();
+}
+
+const TraceMeta& Hdf5TraceSource::meta() const { return state_->meta; }
+const std::string& Hdf5TraceSource::units() const { return state_->units; }
+
+std::vector<std::string> Hdf5TraceSource::present_fields() const {
+  std::vector<std::string> out;
+  for (std::size_t k = 0; k < state_->datasets.size(); ++k) {
+    if (state_->datasets[k]) out.emplace_back(h5::record_fields()[k].name);
+  }
+  return out;
+}
+
+std::size_t Hdf5TraceSource::read(std::span<AccessRecord> out) {
+  State& s = *state_;
+  std::size_t filled = 0;
+  h5::QuietErrors quiet;
+  while (filled < out.size()) {
+    if (s.buffer_pos == s.buffer_len) {
+      if (s.next_index >= s.meta.record_count) break;
+      s.load_window();
+    }
+    const std::size_t n = std::min(out.size() - filled, s.buffer_len - s.buffer_pos);
+    std::copy_n(s.buffer.begin() + static_cast<std::ptrdiff_t>(s.buffer_pos), n,
+                out.begin() + static_cast<std::ptrdiff_t>(filled));
+    s.buffer_pos += n;
+    filled += n;
+  }
+  return filled;
+}
+
+void Hdf5TraceSource::rewind() {
+  State& s = *state_;
+  s.buffer_pos = s.buffer_len = 0;
+  s.next_index = 0;
+  s.validator.reset();
+}
+
+bool is_hdf5_file(const std::filesystem::path& path) {
+  static const unsigned char kSignature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+  std::ifstream in(path, std::ios::binary);
+  unsigned char head[8] = {};
+  if (!in.read(reinterpret_cast<char*>(head), 8)) return false;
+  // HDF5 allows a user block before the superblock; our files have none.
+  return std::memcmp(head, kSignature, 8) == 0;
+}
+
+}  // namespace flashsim

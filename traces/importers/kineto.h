@@ -1,0 +1,95 @@
+// PyTorch profiler (Kineto) chrome traces (format "kineto"): every
+// host-to-device copy of a weight becomes an access of a weight block.
+// Reads .json or gzip-compressed .json.gz (detected by the gzip magic).
+//
+// Memory: the decompressed JSON text is held in memory and parsed with
+// nlohmann-json's SAX interface (no DOM); only gpu_memcpy events are kept.
+// Kineto traces are the size of one profiling session (tens of MB), so this
+// format is not streamed; the records it produces are held in memory.
+//
+// The rules (docs/traces.md explains them with the recorded H200 trace):
+//  * Copies: events with cat "gpu_memcpy", in time order (ts, then file
+//    order). Direction from the name: "Memcpy HtoD" (host→device), "Memcpy
+//    DtoH" (device→host); others (DtoD, PtoP) are counted and dropped.
+//  * Forward passes: a pass starts at the first HtoD copy, and again at every
+//    HtoD copy of the pass-start size (default: the size of the first HtoD
+//    copy, the embedding) that directly follows a DtoH copy: autoregressive
+//    generation must read the previous pass's output (logits or the sampled
+//    token) back to the host before it can start the next token.
+//  * Weights vs. inputs: under HF accelerate's cpu_offload every weight is
+//    copied before its module runs, in the same order and with the same size
+//    in every pass. Inputs (token ids, attention mask, positions) are copied
+//    too but their sizes change between prefill and decode and as the
+//    sequence grows. So: all passes must hold the same number of HtoD copies
+//    (else InputError: weights cannot be aligned), and position p of a pass is
+//    a weight iff its size is the same in every pass and at least io_max_bytes
+//    (default 0: off). A varying position whose size in some pass reaches
+//    the smallest weight's size is an InputError (refusing to guess). With a
+//    single pass, every HtoD copy of at least io_max_bytes is a weight.
+//  * Input copies and all DtoH copies are dropped, and counted in the report
+//    (KinetoImportReport) and in meta().source.
+//  * Records: block_id = position among the weight positions of a pass
+//    (0 = the embedding); bytes = args.bytes; op = read; stream_id =
+//    args.stream; token_index = pass index; phase = prefill for pass 0,
+//    decode after (one generate() call); request_id = 0; time_ns = ts (µs,
+//    parsed exactly from its decimal text) − ts of the first weight copy,
+//    in ns, rounded to the nearest ns (halves away from zero).
+//  * Catalog: one entry per weight position: position 0 "embedding" (kind
+//    embedding, layer −1); the last position, if as large as the first,
+//    "lm_head" (kind lm_head); between them the smallest period p ≥ 1 of the
+//    size sequence that repeats at least twice gives layers: position
+//    1 + L·p + j is "layers.L.j" (kind weight, layer L), and the remainder
+//    after the last full period is "final.j" (kind weight, layer −1).
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "traces/trace_source.h"
+
+namespace flashsim {
+
+struct KinetoImportOptions {
+  /// Size of the copy that starts a forward pass (0: the first HtoD copy's size).
+  ByteCount pass_start_bytes = 0;
+  /// HtoD copies smaller than this are inputs whatever their position (0: off).
+  ByteCount io_max_bytes = 0;
+};
+
+/// What the importer saw and what it kept.
+struct KinetoImportReport {
+  std::uint64_t memcpy_events = 0;
+  std::uint64_t htod_copies = 0;
+  ByteCount htod_bytes = 0;
+  std::uint64_t dtoh_copies = 0;  ///< dropped
+  ByteCount dtoh_bytes = 0;
+  std::uint64_t other_copies = 0;  ///< DtoD, PtoP, ...: dropped
+  std::uint64_t passes = 0;
+  std::uint64_t weight_blocks = 0;    ///< weight positions per pass
+  std::uint64_t weight_accesses = 0;  ///< records produced
+  ByteCount weight_bytes = 0;
+  std::uint64_t input_copies = 0;  ///< HtoD copies judged inputs: dropped
+  ByteCount input_bytes = 0;
+  std::uint64_t layers = 0;             ///< from the period of the size sequence (0: none found)
+  std::uint64_t weights_per_layer = 0;  ///< that period
+};
+
+class KinetoTraceSource final : public ITraceSource {
+ public:
+  /// Parses and classifies the whole file. Throws InputError naming the file
+  /// (unreadable, bad gzip, JSON error with its byte offset, no HtoD copy,
+  /// passes that cannot be aligned).
+  KinetoTraceSource(std::filesystem::path path, KinetoImportOptions options = {});
+  ~KinetoTraceSource() override;
+  const TraceMeta& meta() const override;
+  std::size_t read(std::span<AccessRecord> out) override;
+  void rewind() override;
+  const KinetoImportReport& report() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace flashsim
