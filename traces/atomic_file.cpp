@@ -1,8 +1,10 @@
 #include "traces/atomic_file.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -12,12 +14,37 @@
 
 namespace flashsim {
 
+namespace {
+
+// The process umask, read without changing it (Linux ≥ 4.7 reports it in
+// /proc/self/status); 022 if unavailable.
+mode_t current_umask() {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  mode_t mask = 022;
+  if (f == nullptr) return mask;
+  char line[256];
+  while (std::fgets(line, sizeof(line), f) != nullptr) {
+    unsigned value = 0;
+    if (std::sscanf(line, "Umask: %o", &value) == 1) {
+      mask = static_cast<mode_t>(value);
+      break;
+    }
+  }
+  std::fclose(f);
+  return mask;
+}
+
+}  // namespace
+
 AtomicFile::AtomicFile(std::filesystem::path target) : target_(std::move(target)) {
   std::string pattern = target_.string() + ".tmp-XXXXXX";
   const int fd = mkstemp(pattern.data());
   if (fd < 0) {
     throw Error("cannot create a temporary file beside '" + target_.string() + "': " + std::strerror(errno));
   }
+  // mkstemp makes the file 0600; give it the mode a plain create would (0666 & ~umask).
+  static const mode_t mode = 0666 & ~current_umask();
+  ::fchmod(fd, mode);
   ::close(fd);
   temp_ = pattern;
 }

@@ -187,8 +187,9 @@ std::vector<std::string> read_strings(hid_t dataset, hsize_t n) {
   if (n == 0) return out;
   Handle file_type(check_id(H5Dget_type(dataset), "H5Dget_type"), H5Tclose);
   if (H5Tget_class(file_type.get()) != H5T_STRING) throw InputError("not a string dataset");
+  // The memory type is a copy of the file type, so the character set matches (no conversion).
+  Handle type(check_id(H5Tcopy(file_type.get()), "H5Tcopy"), H5Tclose);
   if (H5Tis_variable_str(file_type.get()) > 0) {
-    Handle type = vlen_string_type();
     std::vector<char*> pointers(n, nullptr);
     check_status(H5Dread(dataset, type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()), "H5Dread");
     for (hsize_t i = 0; i < n; ++i) out[i] = pointers[i] != nullptr ? pointers[i] : "";
@@ -196,8 +197,6 @@ std::vector<std::string> read_strings(hid_t dataset, hsize_t n) {
     H5Dvlen_reclaim(type.get(), space.get(), H5P_DEFAULT, pointers.data());
   } else {
     const std::size_t size = H5Tget_size(file_type.get());
-    Handle type(check_id(H5Tcopy(H5T_C_S1), "H5Tcopy"), H5Tclose);
-    check_status(H5Tset_size(type.get(), size), "H5Tset_size");
     std::vector<char> buffer(size * n);
     check_status(H5Dread(dataset, type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer.data()), "H5Dread");
     for (hsize_t i = 0; i < n; ++i) {
@@ -235,8 +234,8 @@ std::optional<std::string> read_attr_string(hid_t obj, const char* name) {
   Handle attr(check_id(H5Aopen(obj, name, H5P_DEFAULT), std::string("cannot open attribute ") + name), H5Aclose);
   Handle file_type(check_id(H5Aget_type(attr.get()), "H5Aget_type"), H5Tclose);
   if (H5Tget_class(file_type.get()) != H5T_STRING) return std::nullopt;
+  Handle type(check_id(H5Tcopy(file_type.get()), "H5Tcopy"), H5Tclose);
   if (H5Tis_variable_str(file_type.get()) > 0) {
-    Handle type = vlen_string_type();
     char* p = nullptr;
     check_status(H5Aread(attr.get(), type.get(), &p), std::string("cannot read attribute ") + name);
     std::string out = p != nullptr ? p : "";
@@ -244,8 +243,6 @@ std::optional<std::string> read_attr_string(hid_t obj, const char* name) {
     return out;
   }
   const std::size_t size = H5Tget_size(file_type.get());
-  Handle type(check_id(H5Tcopy(H5T_C_S1), "H5Tcopy"), H5Tclose);
-  check_status(H5Tset_size(type.get(), size), "H5Tset_size");
   std::string buffer(size, '\0');
   check_status(H5Aread(attr.get(), type.get(), buffer.data()), std::string("cannot read attribute ") + name);
   buffer.resize(strnlen(buffer.data(), size));

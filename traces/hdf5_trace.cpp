@@ -242,38 +242,53 @@ struct Hdf5TraceSource::State {
   std::string units;
   std::size_t window = 0;
   h5::Handle file;
-  std::vector<h5::Handle> datasets;  // per record field; empty = absent
-  std::vector<AccessRecord> buffer;
-  std::vector<unsigned char> packed;
-  std::size_t buffer_pos = 0;
-  std::size_t buffer_len = 0;
-  std::uint64_t next_index = 0;  // file index of buffer[buffer_len]
+  std::vector<h5::Handle> datasets;                 // per record field; empty = absent
+  std::vector<std::vector<unsigned char>> columns;  // per record field: the window's values, packed
+  std::uint64_t window_begin = 0;                   // file index of the window's first record
+  std::size_t window_len = 0;
+  std::size_t window_pos = 0;
+  std::uint64_t next_index = 0;  // file index of the first record after the window
   RecordValidator validator;
 
   void load_window() {
     const std::uint64_t remaining = meta.record_count - next_index;
     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(window, remaining));
-    std::fill_n(buffer.begin(), n, AccessRecord{});
     const auto& fields = h5::record_fields();
     for (std::size_t k = 0; k < fields.size(); ++k) {
       if (!datasets[k]) continue;
       try {
-        h5::read_range(datasets[k].get(), fields[k].mem_type(), next_index, n, packed.data());
+        h5::read_range(datasets[k].get(), fields[k].mem_type(), next_index, n, columns[k].data());
       } catch (const Error& e) {
         throw InputError(where + ": dataset /records/" + fields[k].name + ", records " +
                          std::to_string(next_index) + ".." + std::to_string(next_index + n - 1) + ": " + e.what());
       }
-      fields[k].scatter(packed.data(), n, buffer.data());
     }
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::string problem = validator.check(buffer[i]);
-      if (!problem.empty()) {
-        throw InputError(where + ": record " + std::to_string(next_index + i) + ": " + problem);
+    window_begin = next_index;
+    window_len = n;
+    window_pos = 0;
+    next_index += n;
+  }
+
+  // Builds out[0..n) from the window at window_pos, in cache-sized blocks.
+  void decode(AccessRecord* out, std::size_t n) {
+    constexpr std::size_t kBlock = 1024;
+    const auto& fields = h5::record_fields();
+    for (std::size_t done = 0; done < n; done += kBlock) {
+      const std::size_t m = std::min(kBlock, n - done);
+      AccessRecord* o = out + done;
+      const std::size_t at = window_pos + done;
+      std::fill_n(o, m, AccessRecord{});
+      for (std::size_t k = 0; k < fields.size(); ++k) {
+        if (datasets[k]) fields[k].scatter(columns[k].data() + at * fields[k].element_size, m, o);
+      }
+      for (std::size_t i = 0; i < m; ++i) {
+        std::string problem = validator.check(o[i]);
+        if (!problem.empty()) {
+          throw InputError(where + ": record " + std::to_string(window_begin + at + i) + ": " + problem);
+        }
       }
     }
-    buffer_pos = 0;
-    buffer_len = n;
-    next_index += n;
+    window_pos += n;
   }
 };
 
@@ -324,9 +339,11 @@ Hdf5TraceSource::Hdf5TraceSource(std::filesystem::path path, std::size_t window_
     }
   }
   s.meta.catalog = read_catalog(root, s.where);
-  s.buffer.resize(static_cast<std::size_t>(std::min<std::uint64_t>(s.window, std::max<std::uint64_t>(1, s.meta.record_count))));
-  s.window = s.buffer.size();
-  s.packed.resize(s.window * h5::kMaxElementSize);
+  s.window = static_cast<std::size_t>(std::min<std::uint64_t>(s.window, std::max<std::uint64_t>(1, s.meta.record_count)));
+  s.columns.resize(fields.size());
+  for (std::size_t k = 0; k < fields.size(); ++k) {
+    if (s.datasets[k]) s.columns[k].resize(s.window * fields[k].element_size);
+  }
 }
 
 Hdf5TraceSource::~Hdf5TraceSource() {
@@ -352,14 +369,12 @@ std::size_t Hdf5TraceSource::read(std::span<AccessRecord> out) {
   std::size_t filled = 0;
   h5::QuietErrors quiet;
   while (filled < out.size()) {
-    if (s.buffer_pos == s.buffer_len) {
+    if (s.window_pos == s.window_len) {
       if (s.next_index >= s.meta.record_count) break;
       s.load_window();
     }
-    const std::size_t n = std::min(out.size() - filled, s.buffer_len - s.buffer_pos);
-    std::copy_n(s.buffer.begin() + static_cast<std::ptrdiff_t>(s.buffer_pos), n,
-                out.begin() + static_cast<std::ptrdiff_t>(filled));
-    s.buffer_pos += n;
+    const std::size_t n = std::min(out.size() - filled, s.window_len - s.window_pos);
+    s.decode(out.data() + filled, n);
     filled += n;
   }
   return filled;
@@ -367,8 +382,8 @@ std::size_t Hdf5TraceSource::read(std::span<AccessRecord> out) {
 
 void Hdf5TraceSource::rewind() {
   State& s = *state_;
-  s.buffer_pos = s.buffer_len = 0;
-  s.next_index = 0;
+  s.window_pos = s.window_len = 0;
+  s.window_begin = s.next_index = 0;
   s.validator.reset();
 }
 

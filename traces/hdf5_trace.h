@@ -3,7 +3,7 @@
 //   /                      attributes: schema_version (i32, = 1), source (string),
 //                          units (string), record_count (u64), has_next_use (u8 0/1)
 //   /records/<field>       one 1-D dataset per AccessRecord field, chunked
-//                          (default 65,536 records), byte-shuffled and deflated:
+//                          (default 65,536 records), byte-shuffled and deflated (level 1):
 //                          time_ns i64, block_id u64, bytes u64, op u8 (0 read,
 //                          1 write), stream_id u32                    -- always present
 //                          request_id u64, token_index i32, phase u8, operator_id u32,
@@ -38,7 +38,11 @@ inline constexpr const char* kTraceUnits =
 
 struct Hdf5WriteOptions {
   std::size_t chunk_records = 65536;  ///< records per HDF5 chunk and per append
-  int deflate_level = 4;              ///< 0..9 (0: neither shuffle nor deflate)
+  /// 0..9 (0: neither shuffle nor deflate). Level 1 writes ~1.5× faster than
+  /// 4 for a file a few % larger; reading costs the same at any level
+  /// (inflate dominates: ~7 M records/s compressed vs ~21 M/s at level 0 for
+  /// the five core fields on this project's 2-core dev machine).
+  int deflate_level = 1;
   bool omit_default_fields = true;    ///< leave out optional datasets whose values are all default
 };
 

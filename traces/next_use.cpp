@@ -32,7 +32,7 @@ std::vector<std::uint64_t> next_use_in_memory(ITraceSource& source) {
 }
 
 void add_next_use(const std::filesystem::path& in_h5, const std::filesystem::path& out_h5,
-                  std::size_t window_records) {
+                  const Hdf5WriteOptions& options, std::size_t window_records) {
   const std::size_t window = std::max<std::size_t>(1, window_records);
   // Validates the input (schema, lengths) before any work.
   Hdf5TraceSource source(in_h5, std::min<std::size_t>(window, 65536));
@@ -75,7 +75,7 @@ void add_next_use(const std::filesystem::path& in_h5, const std::filesystem::pat
   // 2. Forward pass: records + next use into the output.
   TraceMeta meta = source.meta();
   meta.has_next_use = true;
-  Hdf5TraceWriter writer(out_h5, meta);
+  Hdf5TraceWriter writer(out_h5, meta, options);
   {
     h5::QuietErrors quiet;
     h5::Handle scratch_file = h5::open_file_read(scratch.temp_path().string());

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "traces/hdf5_trace.h"
 #include "traces/trace_source.h"
 
 namespace flashsim {
@@ -23,7 +24,8 @@ std::vector<std::uint64_t> next_use_in_memory(ITraceSource& source);
 /// the hash map (about 16 B × distinct blocks, plus its slack) and a few
 /// windows; not 8 B per access. `in_h5` may equal `out_h5` (replaced atomically).
 /// Throws InputError (bad input file) or Error (I/O); on error no output is left.
+/// `options` are the output file's (chunking, deflate).
 void add_next_use(const std::filesystem::path& in_h5, const std::filesystem::path& out_h5,
-                  std::size_t window_records = 1 << 20);
+                  const Hdf5WriteOptions& options = {}, std::size_t window_records = 1 << 20);
 
 }  // namespace flashsim

@@ -45,9 +45,12 @@ std::unique_ptr<ITraceSource> open_trace(const std::filesystem::path& path, cons
   return entry.factory(ParamValues::resolve("trace format " + name, entry.params, options), TraceOpenContext{path});
 }
 
-std::unique_ptr<ITraceSink> create_trace_sink(const std::filesystem::path& path, const TraceMeta& meta) {
+std::unique_ptr<ITraceSink> create_trace_sink(const std::filesystem::path& path, const TraceMeta& meta,
+                                              const Hdf5WriteOptions& h5_options) {
   const std::string name = trace_text::to_lower(path.filename().string());
-  if (ends_with(name, ".h5") || ends_with(name, ".hdf5")) return std::make_unique<Hdf5TraceWriter>(path, meta);
+  if (ends_with(name, ".h5") || ends_with(name, ".hdf5")) {
+    return std::make_unique<Hdf5TraceWriter>(path, meta, h5_options);
+  }
   if (ends_with(name, ".csv")) return std::make_unique<CsvTraceWriter>(path, meta);
   throw InputError(path.string() + ": output trace must end in .h5, .hdf5 or .csv");
 }

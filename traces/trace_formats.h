@@ -11,6 +11,7 @@
 #include <string>
 
 #include "sim/core/registry.h"
+#include "traces/hdf5_trace.h"
 #include "traces/trace_source.h"
 
 namespace flashsim {
@@ -37,9 +38,10 @@ std::unique_ptr<ITraceSource> open_trace(const std::filesystem::path& path, cons
                                          const std::map<std::string, std::string>& options = {});
 
 /// A sink for `path` chosen by extension: .h5/.hdf5 → Hdf5TraceWriter
-/// (traces/hdf5_trace.h), .csv → CsvTraceWriter (traces/csv_trace_writer.h).
-/// Throws InputError for other extensions.
-std::unique_ptr<ITraceSink> create_trace_sink(const std::filesystem::path& path, const TraceMeta& meta);
+/// (traces/hdf5_trace.h, with `h5_options`), .csv → CsvTraceWriter
+/// (traces/csv_trace_writer.h). Throws InputError for other extensions.
+std::unique_ptr<ITraceSink> create_trace_sink(const std::filesystem::path& path, const TraceMeta& meta,
+                                              const Hdf5WriteOptions& h5_options = {});
 
 /// Rewinds `source`, streams every record into `sink` in chunks of `chunk`
 /// records, and calls sink.finish(). Returns the number of records copied.

@@ -29,9 +29,13 @@
 //
 // Offline policies (needs_next_use()): when the trace has no precomputed
 // next use, one extra forward pass computes it in memory: next_use[i] for
-// every record, 8 bytes per record (160 MB for 20 M records), plus 4 bytes
-// per distinct block. Long traces should have next use precomputed into
-// the trace instead (traces/).
+// every record, 8 bytes per record (160 MB for 20 M records), plus 8 bytes
+// per distinct block while it is computed. Long traces should have next use
+// precomputed into the trace instead (traces/).
+//
+// Memory otherwise: 8 bytes per distinct block here, the policy's own
+// per-block metadata, and the id table (4 bytes per id below 2^24 that the
+// trace's ids span, as touched pages; a hash map entry per larger id).
 #include <algorithm>
 #include <cstdlib>
 #include <string>
@@ -49,6 +53,8 @@ namespace {
 // Records per read: small enough that a chunk (about 100 bytes a record)
 // stays in a core's L2 cache between the reader filling it and the replay.
 constexpr std::size_t kChunkRecords = 4 * 1024;
+// How many records ahead the replay prefetches a block's slot.
+constexpr std::size_t kPrefetchAhead = 8;
 
 /// The ids CacheConfig::pinned names, resolved through the catalog.
 struct PinnedSet {
@@ -75,9 +81,14 @@ PinnedSet resolve_pins(const PinSpec& spec, const TraceMeta& meta) {
   return out;
 }
 
+/// The driver's state of one block in 8 bytes (so that the table stays
+/// small in cache): resident bytes (0 = absent) and the pinned bit.
 struct BlockSlot {
-  ByteCount resident_bytes = 0;  ///< 0 = absent
-  bool pinned = false;
+  static constexpr ByteCount kPinnedBit = ByteCount{1} << 63;
+  ByteCount word = 0;
+  ByteCount resident_bytes() const { return word & ~kPinnedBit; }
+  bool pinned() const { return (word & kPinnedBit) != 0; }
+  void set_resident_bytes(ByteCount bytes) { word = (word & kPinnedBit) | bytes; }
 };
 
 /// Dense BlockId -> BlockIndex numbering in order of first appearance.
@@ -115,7 +126,8 @@ class BlockNumbering {
 
   BlockIndex add(BlockId id) {
     if (slots_.size() == kMaxBlocks) throw InputError("trace has more than 2^32 - 2 distinct blocks");
-    slots_.push_back(BlockSlot{0, !pins_.ids.empty() && pins_.ids.contains(id)});
+    const bool pinned = !pins_.ids.empty() && pins_.ids.contains(id);
+    slots_.push_back(BlockSlot{pinned ? BlockSlot::kPinnedBit : 0});
     return static_cast<BlockIndex>(slots_.size() - 1);
   }
 
@@ -182,13 +194,26 @@ RunMetrics run_cache_only(ITraceSource& trace, const CacheConfig& cache) {
   const EvictionFilter allow_all{};
 
   std::vector<AccessRecord> chunk(kChunkRecords);
+  std::vector<BlockIndex> chunk_index(kChunkRecords);
   std::uint64_t i = 0;
   trace.rewind();
   for (std::size_t n; (n = trace.read(chunk)) > 0;) {
-    for (std::size_t k = 0; k < n; ++k, ++i) {
+    // Number the whole chunk first: the table lookups are independent, so
+    // the core overlaps their cache misses; the replay below then prefetches
+    // each block's slot a few records ahead.
+    for (std::size_t k = 0; k < n; ++k) {
       const AccessRecord& r = chunk[k];
-      if (r.bytes == 0) throw InputError(record_where(meta, i) + ": bytes must be > 0");
-      const BlockIndex b = numbering.index_of(r.block_id);
+      if (r.bytes == 0 || r.bytes >= BlockSlot::kPinnedBit) {
+        throw InputError(record_where(meta, i + k) + ": bytes must be > 0 and < 2^63, not " +
+                         std::to_string(r.bytes));
+      }
+      chunk_index[k] = numbering.index_of(r.block_id);
+    }
+    BlockSlot* const slots = numbering.slots().data();
+    for (std::size_t k = 0; k < n; ++k, ++i) {
+      if (k + kPrefetchAhead < n) __builtin_prefetch(&slots[chunk_index[k + kPrefetchAhead]], 1);
+      const AccessRecord& r = chunk[k];
+      const BlockIndex b = chunk_index[k];
       PolicyAccess a;
       a.now_ns = r.time_ns;
       a.block = b;
@@ -201,22 +226,23 @@ RunMetrics run_cache_only(ITraceSource& trace, const CacheConfig& cache) {
 
       ++c.accesses;
       c.bytes_accessed += r.bytes;
-      BlockSlot* s = &numbering.slots()[b];
-      if (s->resident_bytes == r.bytes) {
+      BlockSlot& s = slots[b];
+      const ByteCount resident = s.resident_bytes();
+      if (resident == r.bytes) {
         ++c.hits;
         c.bytes_hit += r.bytes;
-        if (!s->pinned) policy.on_hit(a);
+        if (!s.pinned()) policy.on_hit(a);
         continue;
       }
-      if (s->resident_bytes != 0) {  // size changed: drop the old copy
-        if (s->pinned) pinned_used -= s->resident_bytes;
+      if (resident != 0) {  // size changed: drop the old copy
+        if (s.pinned()) pinned_used -= resident;
         else policy.remove(b);
-        used -= s->resident_bytes;
-        s->resident_bytes = 0;
+        used -= resident;
+        s.set_resident_bytes(0);
       }
       ++c.misses;
       c.bytes_fetched += r.bytes;
-      if (!s->pinned) policy.on_miss(a);
+      if (!s.pinned()) policy.on_miss(a);
       if (r.bytes > capacity - pinned_used) {
         ++c.bypasses;
         continue;
@@ -224,24 +250,24 @@ RunMetrics run_cache_only(ITraceSource& trace, const CacheConfig& cache) {
       while (used + r.bytes > capacity) {
         const std::optional<BlockIndex> victim = policy.evict(a.now_ns, allow_all);
         if (!victim) break;
-        BlockSlot& v = numbering.slots()[*victim];
-        if (*victim == b || v.resident_bytes == 0 || v.pinned) {
+        BlockSlot& v = slots[*victim];
+        const ByteCount victim_bytes = v.resident_bytes();
+        if (*victim == b || victim_bytes == 0 || v.pinned()) {
           throw Error("policy '" + cache.eviction.impl + "' evicted block index " + std::to_string(*victim) +
                       ", which it does not hold (" + record_where(meta, i) + ")");
         }
-        used -= v.resident_bytes;
+        used -= victim_bytes;
         ++c.evictions;
-        c.bytes_evicted += v.resident_bytes;
-        v.resident_bytes = 0;
+        c.bytes_evicted += victim_bytes;
+        v.set_resident_bytes(0);
       }
       if (used + r.bytes > capacity) {
         ++c.bypasses;
         continue;
       }
-      s = &numbering.slots()[b];
-      s->resident_bytes = r.bytes;
+      s.set_resident_bytes(r.bytes);
       used += r.bytes;
-      if (s->pinned) pinned_used += r.bytes;
+      if (s.pinned()) pinned_used += r.bytes;
       else policy.on_insert(a);
     }
   }

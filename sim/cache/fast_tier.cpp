@@ -11,6 +11,7 @@ FastTier::FastTier(std::unique_ptr<IEvictionPolicy> policy, std::unique_ptr<ISlo
     : policy_(std::move(policy)), allocator_(std::move(allocator)) {
   if (!policy_ || !allocator_) throw Error("FastTier: policy and allocator are required");
   entries_.reserve(block_count_hint);
+  slots_.reserve(block_count_hint);
 }
 
 std::unique_ptr<FastTier> FastTier::create(const FastTierSpec& spec) {
@@ -26,13 +27,19 @@ std::unique_ptr<FastTier> FastTier::create(const FastTierSpec& spec) {
 }
 
 FastTier::Entry& FastTier::entry(BlockIndex block) {
-  if (block >= entries_.size()) entries_.resize(static_cast<std::size_t>(block) + 1);
+  if (block >= entries_.size()) {
+    // Geometric growth: blocks are usually numbered 0, 1, 2, ...
+    std::size_t size = entries_.size() + entries_.size() / 2;
+    if (size < static_cast<std::size_t>(block) + 1) size = static_cast<std::size_t>(block) + 1;
+    entries_.resize(size);
+    slots_.resize(size);
+  }
   return entries_[block];
 }
 
 void FastTier::wrong_state(const char* operation, BlockIndex block) const {
   throw Error(std::string("fast tier: ") + operation + " of block " + std::to_string(block) + " in state " +
-              std::string(to_string(state(block))));
+              std::string(to_string(state(block))) + (is_pinned(block) ? " (pinned)" : ""));
 }
 
 bool FastTier::evictable(const void* self, BlockIndex block) {
@@ -42,9 +49,10 @@ bool FastTier::evictable(const void* self, BlockIndex block) {
 
 void FastTier::free_space(BlockIndex block) {
   Entry& e = entries_[block];
-  allocator_->release(e.slot);
-  if (e.pinned) pinned_bytes_ -= e.slot.reserved_bytes;
-  e.slot = SlotRange{};
+  SlotRange& slot = slots_[block];
+  allocator_->release(slot);
+  if (e.pinned) pinned_bytes_ -= slot.reserved_bytes;
+  slot = SlotRange{};
   e.bytes = 0;
   e.use_count = 0;
   e.state = BlockState::absent;
@@ -72,7 +80,7 @@ FetchAdmission FastTier::begin_fetch(const PolicyAccess& a, std::vector<BlockInd
       // `e` may not be referenced across evict(): entries_ does not grow
       // there (victims are existing entries), so it is still valid here.
       Entry& me = entries_[a.block];
-      me.slot = *slot;
+      slots_[a.block] = *slot;
       me.bytes = a.bytes;
       me.state = BlockState::in_flight;
       if (me.pinned) pinned_bytes_ += slot->reserved_bytes;
@@ -142,7 +150,7 @@ void FastTier::pin(BlockIndex block) {
   Entry& e = entry(block);
   if (e.pinned) return;
   e.pinned = true;
-  if (e.state != BlockState::absent) pinned_bytes_ += e.slot.reserved_bytes;
+  if (e.state != BlockState::absent) pinned_bytes_ += slots_[block].reserved_bytes;
   if (e.state == BlockState::resident || e.state == BlockState::in_use) policy_->remove(block);
 }
 

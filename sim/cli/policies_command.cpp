@@ -3,6 +3,7 @@
 // lists components. --all adds slot allocators and trace formats.
 #include <boost/program_options.hpp>
 #include <iostream>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -29,7 +30,8 @@ std::string range_text(const ParamSpec& p) {
   const bool high = p.max < 1e299;
   if (!low && !high) return "";
   std::ostringstream out;
-  out << "[" << (low ? p.min : -1.0 / 0.0) << ", " << (high ? p.max : 1.0 / 0.0) << "]";
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  out << "[" << (low ? p.min : -inf) << ", " << (high ? p.max : inf) << "]";
   return out.str();
 }
 

@@ -105,17 +105,17 @@ void print_kineto_report(const ITraceSource& source) {
 }
 
 int import_or_convert(const std::string& format, const std::string& input, const std::string& output,
-                      const CommonOptions& c, bool next_use) {
+                      const CommonOptions& c, bool next_use, const Hdf5WriteOptions& h5) {
   std::unique_ptr<ITraceSource> source = open_trace(input, format, format_options(c));
   print_kineto_report(*source);
   std::uint64_t n = 0;
   {
-    std::unique_ptr<ITraceSink> sink = create_trace_sink(output, source->meta());
+    std::unique_ptr<ITraceSink> sink = create_trace_sink(output, source->meta(), h5);
     n = copy_trace(*source, *sink);
   }
   if (next_use) {
     if (detect_trace_format(output) != "hdf5") throw InputError("--next-use needs an .h5 output");
-    add_next_use(output, output);
+    add_next_use(output, output, h5);
   }
   std::cout << "wrote " << n << " records to " << output << (next_use ? " (with next_use_index)" : "") << "\n";
   return 0;
@@ -142,9 +142,12 @@ int do_import(const std::vector<std::string>& args, bool convert) {
   CommonOptions c;
   std::string input, output, format;
   bool next_use = false, help = false;
+  Hdf5WriteOptions h5;
   po::options_description visible(convert ? "flashsim trace convert INPUT OUTPUT" : "flashsim trace import FORMAT INPUT OUTPUT");
   visible.add_options()("help,h", po::bool_switch(&help), "this help")(
-      "next-use", po::bool_switch(&next_use), "add next_use_index (h5 output only)");
+      "next-use", po::bool_switch(&next_use), "add next_use_index (h5 output only)")(
+      "deflate", po::value(&h5.deflate_level)->default_value(h5.deflate_level),
+      "h5 output: deflate level 0..9 (0: uncompressed, fastest to read)");
   if (convert) visible.add_options()("format,f", po::value(&format), "input format (default: from INPUT's name)");
   add_import_options(visible, c);
   po::options_description all;
@@ -162,7 +165,8 @@ int do_import(const std::vector<std::string>& args, bool convert) {
     throw InputError(std::string("missing ") + (!convert && format.empty() ? "FORMAT" : input.empty() ? "INPUT" : "OUTPUT") +
                      "\n" + kUsage);
   }
-  return import_or_convert(format, input, output, c, next_use);
+  if (h5.deflate_level < 0 || h5.deflate_level > 9) throw InputError("--deflate must be in 0..9");
+  return import_or_convert(format, input, output, c, next_use, h5);
 }
 
 int do_stats(const std::vector<std::string>& args) {

@@ -32,10 +32,17 @@ enum EventKind : std::uint32_t {
   kLinkCheck = 3,   // a = link (tier index), b = generation: a fair link's schedule changes
 };
 
+// The fields of an AccessRecord the replay uses (64 bytes, not 96).
 struct Pending {
-  AccessRecord record;
+  Nanoseconds time_ns = 0;
+  Nanoseconds compute_ns = 0;
+  ByteCount bytes = 0;
+  std::uint64_t address = kNoAddress;
+  std::uint64_t offset = 0;
+  std::uint64_t next_use_index = kNeverAccessedAgain;
   std::uint64_t index = 0;  // position in the trace
   BlockIndex block = 0;
+  AccessOp op = AccessOp::read;
 };
 
 struct Stream {
@@ -102,6 +109,7 @@ class EventEngine {
   void validate() const;
   void build_tiers();
   void prepare();
+  void new_block(BlockIndex b, BlockId id, ByteCount bytes);
   bool read_chunk();
   void ensure_head(std::uint32_t s);
   MetricsWindow& window(std::uint32_t w) {
@@ -144,8 +152,10 @@ class EventEngine {
   bool next_use_from_trace_ = false;
 
   TraceScan scan_;
+  BlockNumbering blocks_;                      // numbered as the replay reads them
   std::vector<std::uint8_t> pinned_;          // per BlockIndex
   std::vector<std::uint64_t> synthetic_base_;  // per BlockIndex (TLB only)
+  std::uint64_t synthetic_next_ = 0;
   std::vector<std::uint32_t> inflight_fetch_;  // per BlockIndex: fetch into tiers[0], or kNone
   std::vector<Stream> streams_;
   std::vector<AccessRecord> chunk_;
@@ -239,24 +249,10 @@ void EventEngine::prepare() {
   bool need_next_use = false;
   for (const auto& t : tiers_) need_next_use |= t->policy().needs_next_use();
   scan_ = scan_trace(trace_, need_next_use && !next_use_from_trace_);
-  const std::size_t blocks = scan_.blocks.size();
-  pinned_.assign(blocks, 0);
-  for (BlockId id : pins_.ids) {
-    BlockIndex b;
-    if (scan_.blocks.find(id, &b)) {
-      pinned_[b] = 1;
-      tiers_[0]->pin(b);
-    }
-  }
-  if (tlb_.enabled()) {
-    synthetic_base_.resize(blocks);
-    std::uint64_t next = 0;
-    for (std::size_t b = 0; b < blocks; ++b) {
-      synthetic_base_[b] = next;
-      next += (scan_.max_bytes[b] + kSyntheticAlign - 1) / kSyntheticAlign * kSyntheticAlign;
-    }
-  }
-  inflight_fetch_.assign(blocks, kNone);
+  const std::size_t hint = trace_.meta().catalog.size();
+  pinned_.reserve(hint);
+  inflight_fetch_.reserve(hint);
+  if (tlb_.enabled()) synthetic_base_.reserve(hint);
   streams_.resize(scan_.streams.size());
   for (std::size_t s = 0; s < streams_.size(); ++s) streams_[s].remaining = scan_.streams[s].records;
   chunk_.resize(kChunkRecords);
@@ -270,25 +266,35 @@ void EventEngine::prepare() {
   }
 }
 
+void EventEngine::new_block(BlockIndex b, BlockId id, ByteCount bytes) {
+  const bool pinned = !pins_.ids.empty() && pins_.ids.contains(id);
+  pinned_.push_back(pinned ? 1 : 0);
+  if (pinned) tiers_[0]->pin(b);
+  inflight_fetch_.push_back(kNone);
+  if (tlb_.enabled()) {
+    synthetic_base_.push_back(synthetic_next_);
+    synthetic_next_ += (bytes + kSyntheticAlign - 1) / kSyntheticAlign * kSyntheticAlign;
+  }
+}
+
 bool EventEngine::read_chunk() {
   const std::size_t n = trace_.read(chunk_);
   for (std::size_t k = 0; k < n; ++k) {
     const AccessRecord& r = chunk_[k];
     if (r.stream_id != last_stream_id_ || last_stream_ == kNone) {
-      auto it = scan_.stream_index.find(r.stream_id);
-      if (it == scan_.stream_index.end()) {
+      last_stream_ = scan_.stream_index.find(r.stream_id);
+      if (last_stream_ == kNone) {
         throw Error("trace '" + trace_.meta().source + "' changed between passes (record " +
                     std::to_string(next_record_) + ")");
       }
       last_stream_id_ = r.stream_id;
-      last_stream_ = it->second;
     }
-    BlockIndex b;
-    if (!scan_.blocks.find(r.block_id, &b)) {
-      throw Error("trace '" + trace_.meta().source + "' changed between passes (record " +
-                  std::to_string(next_record_) + ")");
-    }
-    streams_[last_stream_].queue.push_back(Pending{r, next_record_++, b});
+    bool added;
+    const BlockIndex b = blocks_.index(r.block_id, &added);
+    if (added) new_block(b, r.block_id, r.bytes);
+    else tiers_[0]->prefetch(b);  // its state is read when it issues, a few thousand records on
+    streams_[last_stream_].queue.push_back(
+        Pending{r.time_ns, r.compute_ns, r.bytes, r.address, r.offset, r.next_use_index, next_record_++, b, r.op});
   }
   return n > 0;
 }
@@ -360,12 +366,13 @@ void EventEngine::issue(std::uint32_t s) {
   access(s, p);
   if (config_.issue == IssueMode::timestamp && st.remaining > 0) {
     ensure_head(s);
-    queue_.push(st.queue.front().record.time_ns - scan_.earliest_time_ns, kIssue, s);
+    queue_.push(st.queue.front().time_ns - scan_.earliest_time_ns, kIssue, s);
+    tiers_[0]->prefetch(st.queue.front().block);
   }
 }
 
 void EventEngine::access(std::uint32_t s, const Pending& p) {
-  const AccessRecord& r = p.record;
+  const Pending& r = p;
   const BlockIndex b = p.block;
   PolicyAccess a;
   a.now_ns = decision_time(r.time_ns);
@@ -539,7 +546,10 @@ void EventEngine::finish(std::uint32_t s, Nanoseconds issue_ns, Nanoseconds done
   latency_.add(latency);
   windows_[w].counters.stall_ns += latency - hw_.tiers[0].hit_latency_ns;
   if (done_ns > last_done_) last_done_ = done_ns;
-  if (config_.issue == IssueMode::closed && streams_[s].remaining > 0) queue_.push(done_ns + think, kIssue, s);
+  if (config_.issue == IssueMode::closed && streams_[s].remaining > 0) {
+    queue_.push(done_ns + think, kIssue, s);
+    if (!streams_[s].queue.empty()) tiers_[0]->prefetch(streams_[s].queue.front().block);
+  }
 }
 
 EngineResult EventEngine::run(EngineDetail* detail) {

@@ -12,8 +12,9 @@
 //   * An access of block b with recorded bytes n, issued at t:
 //       pre = TLB (miss penalty if the page of its first byte misses; the
 //             address is the record's, else a synthetic one: blocks laid
-//             out back to back in first-appearance order, each rounded up
-//             to 256 B, plus the record's offset)
+//             out back to back in first-appearance order, each taking
+//             its first access's bytes rounded up to 256 B, plus the
+//             record's offset)
 //           + contention (round(ns_per_mib × max(0, reserved − baseline) / MiB),
 //             reserved = fast-tier slot bytes at issue)
 //           + L2 (records with an address, L2 enabled: sim/engine/l2_model.h)

@@ -7,20 +7,44 @@
 
 namespace flashsim {
 
-BlockIndex BlockNumbering::add(BlockId id) {
-  auto [it, added] = map_.try_emplace(id, static_cast<BlockIndex>(ids_.size()));
-  if (added) {
-    if (ids_.size() >= 0xFFFFFFFFull) throw InputError("trace has more than 2^32 - 1 distinct blocks");
-    ids_.push_back(id);
-    max_id_ = std::max(max_id_, id);
+BlockIndex BlockNumbering::index_slow(BlockId id, bool* added) {
+  if (auto it = map_.find(id); it != map_.end()) {
+    *added = false;
+    return it->second;
   }
-  return it->second;
+  if (count_ >= kNone - 1) throw InputError("trace has more than 2^32 - 2 distinct blocks");
+  const auto b = static_cast<BlockIndex>(count_++);
+  *added = true;
+  if (id >= direct_.size() && id < 4 * count_ + 1024) {
+    // Dense enough: grow the table (doubling) and move covered ids into it.
+    const std::size_t size = std::max<std::size_t>({std::size_t(id) + 1, 2 * direct_.size(), 1024});
+    direct_.resize(size, kNone);
+    for (auto it = map_.begin(); it != map_.end();) {
+      if (it->first < size) {
+        direct_[it->first] = it->second;
+        map_.erase(it++);
+      } else {
+        ++it;
+      }
+    }
+  }
+  if (id < direct_.size()) direct_[id] = b;
+  else map_.emplace(id, b);
+  return b;
 }
 
-void BlockNumbering::freeze() {
-  if (ids_.empty() || max_id_ >= 4 * ids_.size() + 1024) return;
-  direct_.assign(max_id_ + 1, 0);
-  for (std::size_t i = 0; i < ids_.size(); ++i) direct_[ids_[i]] = static_cast<BlockIndex>(i);
+std::uint32_t StreamNumbering::add(std::uint32_t id, bool* added) {
+  const std::uint32_t known = find(id);
+  *added = known == kNone;
+  if (!*added) return known;
+  const std::uint32_t index = count_++;
+  if (id < 65536) {
+    if (id >= direct_.size()) direct_.resize(std::max<std::size_t>(std::size_t(id) + 1, 2 * direct_.size()), kNone);
+    direct_[id] = index;
+  } else {
+    map_.emplace(id, index);
+  }
+  return index;
 }
 
 namespace {
@@ -31,30 +55,27 @@ namespace {
 
 TraceScan scan_trace(ITraceSource& trace, bool compute_next_use) {
   constexpr std::size_t kChunk = 16 * 1024;
-  TraceScan scan;
   constexpr std::uint32_t kNoStream = 0xFFFFFFFFu;
+  TraceScan scan;
+  std::vector<AccessRecord> chunk(kChunk);
   std::uint32_t last_stream_id = 0, last_stream = kNoStream;
   std::vector<Nanoseconds> last_time;  // per dense stream
-  std::vector<AccessRecord> chunk(kChunk);
-  std::vector<std::uint64_t> last_use;  // per BlockIndex, for next use
+  BlockNumbering blocks;                // next use only
+  std::vector<std::uint64_t> last_use;  // per block, next use only
   if (compute_next_use) scan.next_use.reserve(trace.meta().record_count);
-  bool any = false;
   trace.rewind();
   for (std::size_t n; (n = trace.read(chunk)) > 0;) {
     for (std::size_t k = 0; k < n; ++k, ++scan.records) {
       const AccessRecord& r = chunk[k];
       if (r.bytes == 0) fail(trace, scan.records, "bytes == 0");
-      const BlockIndex b = scan.blocks.add(r.block_id);
-      if (b >= scan.max_bytes.size()) scan.max_bytes.resize(std::size_t(b) + 1, 0);
-      scan.max_bytes[b] = std::max(scan.max_bytes[b], r.bytes);
       if (r.stream_id != last_stream_id || last_stream == kNoStream) {
-        auto [it, added] = scan.stream_index.try_emplace(r.stream_id, static_cast<std::uint32_t>(scan.streams.size()));
+        bool added;
+        last_stream = scan.stream_index.add(r.stream_id, &added);
         if (added) {
           scan.streams.push_back(StreamScan{r.stream_id, r.time_ns, 0});
           last_time.push_back(r.time_ns);
         }
         last_stream_id = r.stream_id;
-        last_stream = it->second;
       }
       if (r.time_ns < last_time[last_stream]) {
         fail(trace, scan.records,
@@ -63,18 +84,17 @@ TraceScan scan_trace(ITraceSource& trace, bool compute_next_use) {
       }
       last_time[last_stream] = r.time_ns;
       ++scan.streams[last_stream].records;
-      if (!any || r.time_ns < scan.earliest_time_ns) scan.earliest_time_ns = r.time_ns;
-      any = true;
+      if (scan.records == 0 || r.time_ns < scan.earliest_time_ns) scan.earliest_time_ns = r.time_ns;
       if (compute_next_use) {
-        if (b >= last_use.size()) last_use.resize(std::max<std::size_t>(std::size_t(b) + 1, last_use.size() * 2),
-                                                  kNeverAccessedAgain);
+        bool added;
+        const BlockIndex b = blocks.index(r.block_id, &added);
+        if (added) last_use.push_back(kNeverAccessedAgain);
         if (last_use[b] != kNeverAccessedAgain) scan.next_use[last_use[b]] = scan.records;
         last_use[b] = scan.records;
         scan.next_use.push_back(kNeverAccessedAgain);
       }
     }
   }
-  scan.blocks.freeze();
   trace.rewind();
   return scan;
 }

@@ -1,11 +1,11 @@
-// The event engine's first pass over a trace: numbers blocks and streams
-// densely (in order of first appearance), checks what the engine relies on
-// (bytes > 0, time non-decreasing within a stream; readers check the rest
-// of schema v1 through traces/record_validator.h), finds each stream's first issue time and
-// record count, and, for offline policies, computes next use. The replay
-// pass then reads the trace again in chunks; knowing every stream's first
-// time up front keeps the schedule independent of how far ahead the
-// replay has read.
+// The event engine's first pass over a trace: numbers streams densely (in
+// order of first appearance), checks what the engine relies on (bytes > 0,
+// time non-decreasing within a stream; readers check the rest of schema v1
+// through traces/record_validator.h), finds each stream's first issue time
+// and record count, and, for offline policies, computes next use. Knowing
+// every stream's first time up front keeps the replay's schedule
+// independent of how far ahead it has read. The pass is light (no per-block
+// work unless next use is wanted); blocks are numbered during the replay.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -15,39 +15,51 @@
 
 namespace flashsim {
 
-/// BlockId -> BlockIndex. After freeze(), ids that are dense enough
-/// (largest id < 4·count + 1024) are looked up in a plain table.
+/// BlockId -> dense BlockIndex, in order of first sight. Ids small enough
+/// to be dense (below 4 x blocks + 1024) are kept in a plain table, others
+/// in a hash map.
 class BlockNumbering {
  public:
-  /// Index of `id`, adding it if new. Throws InputError past 2^32 − 1 blocks.
-  BlockIndex add(BlockId id);
-  /// Builds the direct table when the ids allow it; add() must not follow.
-  void freeze();
-  /// Index of an id already added (undefined for others).
-  BlockIndex at(BlockId id) const {
-    if (!direct_.empty()) return direct_[id];
-    return map_.find(id)->second;
-  }
-  /// Index of `id`, or false if it was never added.
-  bool find(BlockId id, BlockIndex* index) const {
-    if (!direct_.empty()) {
-      if (id >= direct_.size() || ids_[direct_[id]] != id) return false;
-      *index = direct_[id];
-      return true;
+  static constexpr BlockIndex kNone = 0xFFFFFFFFu;
+
+  /// Index of `id`; a new id gets the next index and sets *added.
+  /// Throws InputError past 2^32 − 2 distinct blocks.
+  BlockIndex index(BlockId id, bool* added) {
+    if (id < direct_.size() && direct_[id] != kNone) {
+      *added = false;
+      return direct_[id];
     }
-    auto it = map_.find(id);
-    if (it == map_.end()) return false;
-    *index = it->second;
-    return true;
+    return index_slow(id, added);
   }
-  std::size_t size() const { return ids_.size(); }
-  BlockId id(BlockIndex index) const { return ids_[index]; }
+  std::size_t size() const { return count_; }
 
  private:
+  BlockIndex index_slow(BlockId id, bool* added);
+
+  std::vector<BlockIndex> direct_;  // id -> index, kNone = not numbered
   absl::flat_hash_map<BlockId, BlockIndex> map_;
-  std::vector<BlockId> ids_;
-  std::vector<BlockIndex> direct_;
-  BlockId max_id_ = 0;
+  std::size_t count_ = 0;
+};
+
+/// stream_id -> dense stream index, in order of first sight; ids below
+/// 65536 (the usual case) through a plain table.
+class StreamNumbering {
+ public:
+  static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+  /// Index of `id`, or kNone if not numbered.
+  std::uint32_t find(std::uint32_t id) const {
+    if (id < direct_.size()) return direct_[id];
+    auto it = map_.find(id);
+    return it == map_.end() ? kNone : it->second;
+  }
+  /// Numbers `id` if new; returns its index and sets *added.
+  std::uint32_t add(std::uint32_t id, bool* added);
+  std::size_t size() const { return count_; }
+
+ private:
+  std::vector<std::uint32_t> direct_;
+  absl::flat_hash_map<std::uint32_t, std::uint32_t> map_;
+  std::uint32_t count_ = 0;
 };
 
 struct StreamScan {
@@ -58,18 +70,16 @@ struct StreamScan {
 
 struct TraceScan {
   std::uint64_t records = 0;
-  BlockNumbering blocks;
-  std::vector<ByteCount> max_bytes;            ///< per BlockIndex: largest record bytes
   std::vector<StreamScan> streams;             ///< per dense stream index
-  absl::flat_hash_map<std::uint32_t, std::uint32_t> stream_index;  ///< stream_id -> dense index
-  Nanoseconds earliest_time_ns = 0;            ///< smallest first_time_ns (0 if no records)
+  StreamNumbering stream_index;                ///< stream_id -> dense index
+  Nanoseconds earliest_time_ns = 0;            ///< smallest time_ns (0 if no records)
   std::vector<std::uint64_t> next_use;         ///< per record; empty unless asked for
 };
 
 /// Reads `trace` from the start to the end (rewinding first and after).
-/// With `compute_next_use`, fills next_use (8 bytes per record, in memory).
-/// Throws InputError naming the trace's source and the record index on an
-/// invalid record.
+/// With `compute_next_use`, fills next_use (8 bytes per record, in memory,
+/// plus a hash map over the distinct blocks). Throws InputError naming the
+/// trace's source and the record index on a record the engine cannot replay.
 TraceScan scan_trace(ITraceSource& trace, bool compute_next_use);
 
 }  // namespace flashsim

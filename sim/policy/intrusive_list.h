@@ -3,7 +3,7 @@
 // the groups of MLRU). The links live in one table indexed by BlockIndex
 // that several lists may share, as long as a block is in at most one of
 // them at a time (ARC's T1/T2/B1/B2, S3-FIFO's S/M/G): no allocation per
-// access, 8 bytes per block.
+// access, 8 bytes of links per block.
 //
 // Orientation: front = newest (most recently inserted or promoted),
 // back = oldest (the eviction end). `next` points toward the back, `prev`
@@ -21,17 +21,22 @@ namespace flashsim {
 /// "No block": the end of a list, or an empty hand.
 inline constexpr BlockIndex kNoBlock = std::numeric_limits<BlockIndex>::max();
 
+/// The two links of a block. A policy's per-block node derives from it
+/// (struct Node : ListLink { ...payload... }) so that a block's links and
+/// metadata share one cache line: list walks during eviction touch one
+/// line per block instead of one per array.
 struct ListLink {
   BlockIndex prev = kNoBlock;  ///< toward the front (newer)
   BlockIndex next = kNoBlock;  ///< toward the back (older)
 };
 
-/// The link table shared by the lists of one policy.
+/// The simplest node table: links only.
 using LinkTable = std::vector<ListLink>;
 
-/// One list: head, tail and length; the links are in a LinkTable passed to
-/// each operation. Preconditions (not checked, for speed): a block pushed
-/// is in no list of this table; a block erased is in this list.
+/// One list: head, tail and length; the links are in a node table (any
+/// indexable container of ListLink-derived nodes) passed to each operation.
+/// Preconditions (not checked, for speed): a block pushed is in no list of
+/// this table; a block erased is in this list.
 class IntrusiveList {
  public:
   BlockIndex front() const { return front_; }
@@ -40,54 +45,63 @@ class IntrusiveList {
   bool empty() const { return size_ == 0; }
 
   /// The neighbour of `b` on the front side (newer), kNoBlock at the front.
-  static BlockIndex toward_front(const LinkTable& links, BlockIndex b) { return links[b].prev; }
+  template <class Table>
+  static BlockIndex toward_front(const Table& t, BlockIndex b) { return t[b].prev; }
   /// The neighbour of `b` on the back side (older), kNoBlock at the back.
-  static BlockIndex toward_back(const LinkTable& links, BlockIndex b) { return links[b].next; }
+  template <class Table>
+  static BlockIndex toward_back(const Table& t, BlockIndex b) { return t[b].next; }
 
-  void push_front(LinkTable& links, BlockIndex b) {
-    links[b].prev = kNoBlock;
-    links[b].next = front_;
-    if (front_ != kNoBlock) links[front_].prev = b; else back_ = b;
+  template <class Table>
+  void push_front(Table& t, BlockIndex b) {
+    t[b].prev = kNoBlock;
+    t[b].next = front_;
+    if (front_ != kNoBlock) t[front_].prev = b; else back_ = b;
     front_ = b;
     ++size_;
   }
 
-  void push_back(LinkTable& links, BlockIndex b) {
-    links[b].next = kNoBlock;
-    links[b].prev = back_;
-    if (back_ != kNoBlock) links[back_].next = b; else front_ = b;
+  template <class Table>
+  void push_back(Table& t, BlockIndex b) {
+    t[b].next = kNoBlock;
+    t[b].prev = back_;
+    if (back_ != kNoBlock) t[back_].next = b; else front_ = b;
     back_ = b;
     ++size_;
   }
 
   /// Inserts `b` immediately on the front side of `pos` (which is in this list).
-  void insert_before(LinkTable& links, BlockIndex pos, BlockIndex b) {
-    const BlockIndex p = links[pos].prev;
-    links[b].prev = p;
-    links[b].next = pos;
-    links[pos].prev = b;
-    if (p != kNoBlock) links[p].next = b; else front_ = b;
+  template <class Table>
+  void insert_before(Table& t, BlockIndex pos, BlockIndex b) {
+    const BlockIndex p = t[pos].prev;
+    t[b].prev = p;
+    t[b].next = pos;
+    t[pos].prev = b;
+    if (p != kNoBlock) t[p].next = b; else front_ = b;
     ++size_;
   }
 
-  void erase(LinkTable& links, BlockIndex b) {
-    const ListLink l = links[b];
-    if (l.prev != kNoBlock) links[l.prev].next = l.next; else front_ = l.next;
-    if (l.next != kNoBlock) links[l.next].prev = l.prev; else back_ = l.prev;
-    links[b] = ListLink{};
+  template <class Table>
+  void erase(Table& t, BlockIndex b) {
+    const BlockIndex prev = t[b].prev, next = t[b].next;
+    if (prev != kNoBlock) t[prev].next = next; else front_ = next;
+    if (next != kNoBlock) t[next].prev = prev; else back_ = prev;
+    t[b].prev = kNoBlock;
+    t[b].next = kNoBlock;
     --size_;
   }
 
-  void move_to_front(LinkTable& links, BlockIndex b) {
+  template <class Table>
+  void move_to_front(Table& t, BlockIndex b) {
     if (front_ == b) return;
-    erase(links, b);
-    push_front(links, b);
+    erase(t, b);
+    push_front(t, b);
   }
 
   /// Removes and returns the back (oldest) block; kNoBlock if empty.
-  BlockIndex pop_back(LinkTable& links) {
+  template <class Table>
+  BlockIndex pop_back(Table& t) {
     const BlockIndex b = back_;
-    if (b != kNoBlock) erase(links, b);
+    if (b != kNoBlock) erase(t, b);
     return b;
   }
 

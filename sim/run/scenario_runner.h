@@ -23,7 +23,7 @@ struct RunnerOptions {
   unsigned jobs = 0;                  ///< worker threads; 0 = std::thread::hardware_concurrency()
   std::ostream* progress = nullptr;   ///< "[3/10] cache.capacity=50% policy=arc" lines (e.g. std::cerr on a terminal)
   EngineFunction engine;              ///< empty = run_with_engine
-  std::uint64_t memory_limit_records = 2'000'000;  ///< see TraceProvider
+  std::uint64_t memory_limit_records = 1'000'000;  ///< see TraceProvider
 };
 
 /// Every sweep point resolved, in point order (validates the whole sweep

@@ -34,7 +34,7 @@ class TraceProvider {
  public:
   /// Prepares `workload` (materialises a builtin file, imports a small
   /// non-HDF5 trace). Throws InputError from the importer.
-  explicit TraceProvider(const WorkloadSpec& workload, std::uint64_t memory_limit_records = 2'000'000);
+  explicit TraceProvider(const WorkloadSpec& workload, std::uint64_t memory_limit_records = 1'000'000);
   ~TraceProvider();
   TraceProvider(const TraceProvider&) = delete;
   TraceProvider& operator=(const TraceProvider&) = delete;

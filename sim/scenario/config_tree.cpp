@@ -144,18 +144,20 @@ bool is_index(std::string_view s, std::size_t& index) {
   return ec == std::errc() && end == s.data() + s.size();
 }
 
+// Optimal string alignment distance: insertions, deletions, substitutions
+// and transpositions of neighbours ("lur" -> "lru") each cost 1.
 std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
-    std::swap(prev, cur);
   }
-  return prev[b.size()];
+  return d[a.size()][b.size()];
 }
 
 }  // namespace
@@ -206,7 +208,9 @@ std::string to_flow_text(const ConfigNode& node) {
 }
 
 void merge_into(ConfigNode& base, const ConfigNode& overlay) {
+  if (overlay.is_null() && !base.is_null()) return;  // nothing to override
   if (base.is_map() && overlay.is_map()) {
+    if (overlay.pos.line > 0) base.pos = overlay.pos;  // errors about the merged map point at the override
     for (const auto& e : overlay.entries) {
       if (ConfigNode* existing = base.find(e.key)) {
         merge_into(*existing, e.value);
@@ -217,6 +221,7 @@ void merge_into(ConfigNode& base, const ConfigNode& overlay) {
     return;
   }
   if (base.is_sequence() && overlay.is_sequence()) {
+    if (overlay.pos.line > 0) base.pos = overlay.pos;
     for (std::size_t i = 0; i < overlay.items.size(); ++i) {
       if (i < base.items.size()) {
         merge_into(base.items[i], overlay.items[i]);
@@ -252,28 +257,34 @@ void set_at_path(ConfigNode& root, std::string_view dotted, ConfigNode value, co
   }
   ConfigNode* node = &root;
   std::string walked;
+  bool created = false;  // `node` was made by this call (a list made here may be padded)
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const std::string& part = parts[i];
-    const bool last = (i + 1 == parts.size());
+    std::size_t index = 0;
+    const bool numeric = is_index(part, index);
     walked += (walked.empty() ? "" : ".") + part;
-    if (node->is_null()) *node = ConfigNode::make_map(where);
+    if (node->is_null()) {
+      // A missing level: a list if indexed by number (hardware.tiers.1.link), else a map.
+      *node = numeric ? ConfigNode::make_sequence(where) : ConfigNode::make_map(where);
+      created = true;
+    }
     if (node->is_map()) {
       ConfigNode* child = node->find(part);
+      created = child == nullptr;
       if (!child) {
-        node->set(part, last ? ConfigNode{} : ConfigNode::make_map(where), where);
+        node->set(part, ConfigNode{}, where);
         child = node->find(part);
       }
       node = child;
     } else if (node->is_sequence()) {
-      std::size_t index = 0;
-      if (!is_index(part, index)) {
-        throw_at(where, dotted, "'" + walked + "' indexes a list: use a number");
-      }
-      if (index > node->items.size()) {
+      if (!numeric) throw_at(where, dotted, "'" + walked + "' indexes a list: use a number");
+      if (index > node->items.size() && !created) {
         throw_at(where, dotted,
                  "index " + part + " is beyond the list's " + std::to_string(node->items.size()) + " elements");
       }
-      if (index == node->items.size()) node->items.push_back(last ? ConfigNode{} : ConfigNode::make_map(where));
+      // Padding elements are null: merged onto a profile's list they change nothing.
+      while (node->items.size() <= index) node->items.push_back(ConfigNode{});
+      created = created || node->items[index].is_null();
       node = &node->items[index];
     } else {
       throw_at(where, dotted, "'" + walked + "' goes inside a scalar");

@@ -88,16 +88,18 @@ std::string to_flow_text(const ConfigNode& node);
 
 /// Recursive merge of `overlay` onto `base` (hardware profile overrides):
 /// maps merge key by key, sequences element by element (index i onto index
-/// i; extra overlay elements are appended), anything else is replaced.
+/// i; extra overlay elements are appended), a null overlay changes nothing,
+/// anything else is replaced.
 void merge_into(ConfigNode& base, const ConfigNode& overlay);
 
 /// Splits "policies.0.age_window" into {"policies", "0", "age_window"}.
 /// Throws InputError on an empty path or empty component.
 std::vector<std::string> split_dotted_path(std::string_view dotted);
 
-/// Replaces the node at `dotted` in `root` by `value`. Missing map keys are
-/// created (maps along the way too); a numeric component indexes a sequence
-/// and must be < its size, or == its size to append. Throws InputError
+/// Replaces the node at `dotted` in `root` by `value`. Missing levels are
+/// created: a list when the next component is a number (padded with nulls
+/// up to it), else a map. A number indexing an existing list must be <= its
+/// size (== appends). Throws InputError
 /// naming `where` and the path when it runs into a scalar or an index out
 /// of range.
 void set_at_path(ConfigNode& root, std::string_view dotted, ConfigNode value, const SourcePos& where);

@@ -130,7 +130,11 @@ Spec resolve_part(const ConfigNode& hw, const char* part, ConfigNode& resolved) 
   const std::string key = join_key("hardware", part);
   const ParamValues v = resolve_params(node && !node->is_null() ? *node : empty, key, part, Spec::param_specs());
   resolved.set(part, resolved_node(Spec::param_specs(), v));
-  return Spec::from(v);
+  try {
+    return Spec::from(v);  // cross-parameter checks (e.g. L2 line vs sector size)
+  } catch (const InputError& e) {
+    throw_at(node ? node->pos : hw.pos, key, e.what());
+  }
 }
 
 HardwareProfile resolve_flat(const ConfigNode& hw, ConfigNode& resolved) {

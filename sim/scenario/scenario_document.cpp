@@ -31,6 +31,24 @@ SweepAxis parse_axis(const std::string& path, const SourcePos& key_pos, const Co
   return SweepAxis{path, key_pos, values.items};
 }
 
+// The shorthand `lru` for `{impl: lru}` (policies, cache.allocator), made
+// explicit so that dotted paths such as policies.0.impl reach into it.
+void expand_component(ConfigNode& node) {
+  if (!node.is_scalar()) return;
+  ConfigNode map = ConfigNode::make_map(node.pos);
+  map.set("impl", node, node.pos);
+  node = std::move(map);
+}
+
+void normalize_shorthands(ConfigNode& tree) {
+  if (ConfigNode* policies = tree.find("policies"); policies && policies->is_sequence()) {
+    for (auto& item : policies->items) expand_component(item);
+  }
+  if (ConfigNode* cache = tree.find("cache"); cache && cache->is_map()) {
+    if (ConfigNode* allocator = cache->find("allocator")) expand_component(*allocator);
+  }
+}
+
 }  // namespace
 
 Override parse_override(std::string_view text) {
@@ -89,6 +107,7 @@ ScenarioDocument ScenarioDocument::from_text(std::string_view text, const std::s
   doc.tree_ = parse_yaml_text(text, display_name);
   if (doc.tree_.is_null()) doc.tree_ = ConfigNode::make_map(doc.tree_.pos);
   expect_map(doc.tree_, "");
+  normalize_shorthands(doc.tree_);
 
   if (const ConfigEntry* sweep = doc.tree_.find_entry("sweep")) {
     expect_map(sweep->value, "sweep");
@@ -117,6 +136,7 @@ ScenarioDocument ScenarioDocument::from_text(std::string_view text, const std::s
     set_at_path(doc.tree_, o.path, o.value, where);
     // A value fixed on the command line replaces the sweep over the same key.
     std::erase_if(doc.sweep_, [&](const SweepAxis& a) { return a.path == o.path; });
+    normalize_shorthands(doc.tree_);
   }
   return doc;
 }

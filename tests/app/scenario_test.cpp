@@ -344,6 +344,24 @@ TEST_F(ScenarioTest, OverridesByDottedPath) {
   EXPECT_EQ(s.seed, 42u);
 }
 
+TEST_F(ScenarioTest, OverrideReachesIntoAProfilesTierList) {
+  std::string text = kBase;
+  text.replace(text.find("seed-defaults"), 13, "h200");
+  const Scenario s = resolve(text, {parse_override("hardware.tiers.1.link.bandwidth=6.1GB/s")});
+  ASSERT_EQ(s.hardware.tiers.size(), 2u);
+  EXPECT_DOUBLE_EQ(s.hardware.tiers[1].link_to_faster.bandwidth, 6.1e9);
+  EXPECT_EQ(s.hardware.tiers[1].link_to_faster.latency_ns, 4660);  // the rest of the profile stays
+  EXPECT_EQ(s.hardware.tiers[0].hit_latency_ns, 336);
+}
+
+TEST_F(ScenarioTest, CrossParameterChecksNamePosition) {
+  std::string text = kBase;
+  text.replace(text.find("  profile: seed-defaults\n"), 25, "  profile: seed-defaults\n  l2: {line_size: 100B}\n");
+  const std::string msg = error_of<InputError>([&] { resolve(text); });
+  EXPECT_NE(msg.find(file() + ":4:7: key 'hardware.l2': l2: line_size (100 B) must be a multiple"), std::string::npos)
+      << msg;
+}
+
 TEST_F(ScenarioTest, OverrideErrorsNameTheOption) {
   std::string msg = error_of<UnitError>([&] { resolve(kBase, {parse_override("cache.capacity=2 parsecs")}); });
   EXPECT_NE(msg.find("--set cache.capacity=2 parsecs: key 'cache.capacity'"), std::string::npos) << msg;

@@ -14,8 +14,9 @@ namespace {
 //   A H  B H
 //   E M: A[7] B[8] D[10] -> evict D
 //   A H  B H
-//   C M: A never, B never, E[11]; tie among "never": larger index B first
-//   D M: A never, C never, E[11] -> C (index 2 > 0)
+//   C M: A never, B never, E[11]; among blocks never used again the one
+//        that became so last goes first: B (after its access 9; A after 8)
+//   D M: A never, C never, E[11] -> C (never again since access 10)
 //   E H
 TEST(Belady, ClassicReferenceString) {
   const HandRun run = drive("belady", 3, letters("ABCDABEABCDE"));
@@ -62,12 +63,13 @@ TEST(Belady, NextUseComputedOrPrecomputed) {
 // Variable sizes: evict furthest-next-use blocks until the new one fits.
 // Capacity 10 bytes, A B C of 4 bytes each, then A, B:
 //   A M  B M (8 bytes)  C M: 12 > 10, A[3] B[4] -> evict B
-//   A H  B M: 12 > 10, A never, C never -> tie, larger index C
+//   A H  B M: 12 > 10, A and C never used again; A became so last (access 3,
+//        C at access 2) -> evict A
 TEST(Belady, VariableSizesEvictUntilFits) {
   const std::vector<Step> steps = {{0, 4, 0}, {1, 4, 1}, {2, 4, 2}, {0, 4, 3}, {1, 4, 4}};
   const HandRun run = drive("belady", 10, steps);
   EXPECT_EQ(run.outcome, "MMMHM");
-  EXPECT_EQ(victim_letters(run), "BC");
+  EXPECT_EQ(victim_letters(run), "BA");
 }
 
 }  // namespace

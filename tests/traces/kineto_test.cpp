@@ -48,16 +48,19 @@ std::string kineto_json(const std::vector<Copy>& copies) {
     const char* name = c.dir == 'H' ? "Memcpy HtoD (Pageable -> Device)"
                        : c.dir == 'D' ? "Memcpy DtoH (Device -> Pinned)"
                                       : "Memcpy PtoP (Device -> Device)";
-    events += std::string(events.empty() ? "" : ",\n") + R"({"ph": "X", "cat": "gpu_memcpy", "name": ")" + name +
-              R"(", "pid": 0, "tid": 7, "ts": )" + ts_text(n) +
-              R"(, "dur": 1.5, "args": {"External id": 5, "device": 0, "stream": 7, "bytes": )" +
-              std::to_string(c.bytes) + R"(, "memory bandwidth (GB/s)": 1.5, "nested": {"bytes": 99}}})";
-    events += R"(,
-{"ph": "X", "cat": "cpu_op", "name": "aten::copy_", "ts": 5.5, "dur": 2, "args": {"bytes": 12345}})";
+    if (!events.empty()) events += ",\n";
+    events += R"J({"ph": "X", "cat": "gpu_memcpy", "name": ")J";
+    events += name;
+    events += R"J(", "pid": 0, "tid": 7, "ts": )J" + ts_text(n);
+    events += R"J(, "dur": 1.5, "args": {"External id": 5, "device": 0, "stream": 7, "bytes": )J";
+    events += std::to_string(c.bytes);
+    events += R"J(, "memory bandwidth (GB/s)": 1.5, "nested": {"bytes": 99}}})J";
+    events += R"J(,
+{"ph": "X", "cat": "cpu_op", "name": "aten::copy_", "ts": 5.5, "dur": 2, "args": {"bytes": 12345}})J";
   }
-  return R"({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "H200"}], "traceEvents": [
-)" + events + R"(
-], "traceName": "x"})";
+  return R"J({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "H200"}], "traceEvents": [
+)J" + events + R"J(
+], "traceName": "x"})J";
 }
 
 std::vector<Copy> passes(int n) {
@@ -194,14 +197,14 @@ TEST(Kineto, WeightSizedCopyThatChangesSizeIsAnError) {
 
 TEST(Kineto, BadInputs) {
   TempDir dir;
-  test::write_text_file(dir / "broken.json", R"({"traceEvents": [{"ph": "X", "ts": 1.5,}]})");
+  test::write_text_file(dir / "broken.json", R"J({"traceEvents": [{"ph": "X", "ts": 1.5,}]})J");
   EXPECT_INPUT_ERROR(KinetoTraceSource{dir / "broken.json"}, "broken.json", "JSON parse error at byte");
-  test::write_text_file(dir / "none.json", R"({"traceEvents": [{"cat": "kernel", "ts": 1}]})");
+  test::write_text_file(dir / "none.json", R"J({"traceEvents": [{"cat": "kernel", "ts": 1}]})J");
   EXPECT_INPUT_ERROR(KinetoTraceSource{dir / "none.json"}, "no host-to-device");
-  test::write_text_file(dir / "other.json", R"({"events": []})");
+  test::write_text_file(dir / "other.json", R"J({"events": []})J");
   EXPECT_INPUT_ERROR(KinetoTraceSource{dir / "other.json"}, "no traceEvents array");
   test::write_text_file(dir / "nobytes.json",
-                        R"({"traceEvents": [{"cat": "gpu_memcpy", "name": "Memcpy HtoD", "ts": 1}]})");
+                        R"J({"traceEvents": [{"cat": "gpu_memcpy", "name": "Memcpy HtoD", "ts": 1}]})J");
   EXPECT_INPUT_ERROR(KinetoTraceSource{dir / "nobytes.json"}, "lacks args.bytes");
 }
 

@@ -47,7 +47,7 @@ TEST(NextUse, OutOfCoreEqualsInMemory) {
   const auto expected = next_use_in_memory(mem);
   for (std::size_t window : {1u, 7u, 999u, 1000u, 4096u, 1u << 20}) {
     SCOPED_TRACE("window " + std::to_string(window));
-    add_next_use(dir / "in.h5", dir / "out.h5", window);
+    add_next_use(dir / "in.h5", dir / "out.h5", {}, window);
     EXPECT_EQ(test::listing(dir.path()), (std::set<std::string>{"in.h5", "out.h5"}));  // scratch removed
     Hdf5TraceSource out(dir / "out.h5");
     EXPECT_TRUE(out.meta().has_next_use);

@@ -61,6 +61,7 @@ StackDistanceTracker::Result StackDistanceTracker::access(std::uint64_t block, B
   Result result;
   auto [it, inserted] = index_of_.try_emplace(block, static_cast<std::uint32_t>(last_slot_.size()));
   const std::uint32_t b = it->second;
+  result.block_index = b;
   if (inserted) {
     result.cold = true;
     last_slot_.push_back(0);

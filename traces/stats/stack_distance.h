@@ -29,6 +29,9 @@ class StackDistanceTracker {
     /// size and a miss evicts least-recent blocks until the total fits, the
     /// new block included if it alone exceeds C).
     ByteCount byte_stack_distance = 0;
+    /// Dense number of the block (0, 1, ... in order of first access), so
+    /// callers can keep per-block data in vectors.
+    std::uint32_t block_index = 0;
   };
 
   explicit StackDistanceTracker(std::size_t initial_time_slots = 1 << 16);

@@ -104,7 +104,7 @@ TraceStats compute_stats(ITraceSource& source, const StatsOptions& options) {
 
   TraceStats st;
   StackDistanceTracker tracker;
-  absl::flat_hash_map<BlockId, ByteCount> largest;
+  std::vector<ByteCount> largest;  // per dense block index
   std::vector<std::uint64_t> buckets(65, 0);
   std::vector<AccessRecord> buffer(kChunk);
   source.rewind();
@@ -120,13 +120,13 @@ TraceStats compute_stats(ITraceSource& source, const StatsOptions& options) {
       ++st.records;
       st.accessed_bytes += r.bytes;
       (r.op == AccessOp::write ? st.writes : st.reads) += 1;
-      auto [it, inserted] = largest.try_emplace(r.block_id, r.bytes);
-      if (!inserted) it->second = std::max(it->second, r.bytes);
       const auto d = tracker.access(r.block_id, r.bytes);
       if (d.cold) {
+        largest.push_back(r.bytes);
         ++st.reuse.cold;
         continue;
       }
+      largest[d.block_index] = std::max(largest[d.block_index], r.bytes);
       ++buckets[static_cast<std::size_t>(std::bit_width(d.reuse_distance))];
       by_blocks.add(d.reuse_distance + 1, r.bytes);
       by_bytes.add(d.byte_stack_distance, r.bytes);
@@ -134,7 +134,7 @@ TraceStats compute_stats(ITraceSource& source, const StatsOptions& options) {
   }
   source.rewind();
   st.unique_blocks = largest.size();
-  for (const auto& [id, b] : largest) st.footprint_bytes += b;
+  for (const ByteCount b : largest) st.footprint_bytes += b;
   st.time_span_ns = st.last_time_ns - st.first_time_ns;
   while (!buckets.empty() && buckets.back() == 0) buckets.pop_back();
   st.reuse.buckets = std::move(buckets);

@@ -35,39 +35,42 @@ namespace {
 
 enum ArcWhere : std::uint8_t { kNone = 0, kT1, kT2, kB1, kB2, kPendingT2 };
 
+struct ArcNode : ListLink {
+  ByteCount bytes = 0;          ///< size at insertion (kept while a ghost)
+  std::uint8_t where = kNone;
+};
+
 class ArcPolicy final : public IEvictionPolicy {
  public:
   explicit ArcPolicy(const PolicyContext& context) : c_(context.capacity_bytes) {
-    links_.reserve(context.block_count);
-    where_.reserve(context.block_count);
-    bytes_.reserve(context.block_count);
+    nodes_.reserve(context.block_count);
   }
 
   std::string_view name() const override { return "arc"; }
 
   void on_hit(const PolicyAccess& a) override {
     const BlockIndex b = a.block;
-    if (where_[b] == kT2) {
-      t2_.move_to_front(links_, b);
+    if (nodes_[b].where == kT2) {
+      t2_.move_to_front(nodes_, b);
       return;
     }
     // Case I from T1: now seen twice.
-    t1_.erase(links_, b);
-    t1_bytes_ -= bytes_[b];
-    t2_.push_front(links_, b);
-    t2_bytes_ += bytes_[b];
-    where_[b] = kT2;
+    t1_.erase(nodes_, b);
+    t1_bytes_ -= nodes_[b].bytes;
+    t2_.push_front(nodes_, b);
+    t2_bytes_ += nodes_[b].bytes;
+    nodes_[b].where = kT2;
   }
 
   void on_miss(const PolicyAccess& a) override {
     const BlockIndex b = a.block;
     grow(b);
     fetching_from_b2_ = false;
-    const std::uint8_t w = where_[b];
+    const std::uint8_t w = nodes_[b].where;
     if (w == kB1 || w == kB2) {
       ghost_hit(b);
     } else if (w == kPendingT2) {
-      where_[b] = kNone;  // a bypassed ghost hit earlier: forgotten
+      nodes_[b].where = kNone;  // a bypassed ghost hit earlier: forgotten
     }
     trim_ghosts();
   }
@@ -75,7 +78,7 @@ class ArcPolicy final : public IEvictionPolicy {
   void on_insert(const PolicyAccess& a) override {
     const BlockIndex b = a.block;
     grow(b);
-    std::uint8_t w = where_[b];
+    std::uint8_t w = nodes_[b].where;
     if (w == kT1 || w == kT2) {
       on_hit(a);
       return;
@@ -84,15 +87,15 @@ class ArcPolicy final : public IEvictionPolicy {
       ghost_hit(b);
       w = kPendingT2;
     }
-    bytes_[b] = a.bytes;
+    nodes_[b].bytes = a.bytes;
     if (w == kPendingT2) {
-      t2_.push_front(links_, b);
+      t2_.push_front(nodes_, b);
       t2_bytes_ += a.bytes;
-      where_[b] = kT2;
+      nodes_[b].where = kT2;
     } else {
-      t1_.push_front(links_, b);
+      t1_.push_front(nodes_, b);
       t1_bytes_ += a.bytes;
-      where_[b] = kT1;
+      nodes_[b].where = kT1;
     }
     fetching_from_b2_ = false;
     trim_ghosts();
@@ -109,68 +112,66 @@ class ArcPolicy final : public IEvictionPolicy {
     }
     if (v == kNoBlock) return std::nullopt;
     if (v_in_t1) {
-      t1_.erase(links_, v);
-      t1_bytes_ -= bytes_[v];
-      b1_.push_front(links_, v);
-      b1_bytes_ += bytes_[v];
-      where_[v] = kB1;
+      t1_.erase(nodes_, v);
+      t1_bytes_ -= nodes_[v].bytes;
+      b1_.push_front(nodes_, v);
+      b1_bytes_ += nodes_[v].bytes;
+      nodes_[v].where = kB1;
     } else {
-      t2_.erase(links_, v);
-      t2_bytes_ -= bytes_[v];
-      b2_.push_front(links_, v);
-      b2_bytes_ += bytes_[v];
-      where_[v] = kB2;
+      t2_.erase(nodes_, v);
+      t2_bytes_ -= nodes_[v].bytes;
+      b2_.push_front(nodes_, v);
+      b2_bytes_ += nodes_[v].bytes;
+      nodes_[v].where = kB2;
     }
     return v;
   }
 
   void remove(BlockIndex block) override {
-    if (block >= where_.size()) return;
-    if (where_[block] == kT1) {
-      t1_.erase(links_, block);
-      t1_bytes_ -= bytes_[block];
-    } else if (where_[block] == kT2) {
-      t2_.erase(links_, block);
-      t2_bytes_ -= bytes_[block];
+    if (block >= nodes_.size()) return;
+    if (nodes_[block].where == kT1) {
+      t1_.erase(nodes_, block);
+      t1_bytes_ -= nodes_[block].bytes;
+    } else if (nodes_[block].where == kT2) {
+      t2_.erase(nodes_, block);
+      t2_bytes_ -= nodes_[block].bytes;
     } else {
       return;
     }
-    where_[block] = kNone;
+    nodes_[block].where = kNone;
   }
 
   std::size_t size() const override { return t1_.size() + t2_.size(); }
 
  private:
   void grow(BlockIndex b) {
-    grow_to_hold(links_, b);
-    grow_to_hold(where_, b, std::uint8_t{kNone});
-    grow_to_hold(bytes_, b, ByteCount{0});
+    grow_to_hold(nodes_, b);
   }
 
   /// Cases II and III: adapt p, take `b` out of its ghost list.
   void ghost_hit(BlockIndex b) {
-    const double x = static_cast<double>(bytes_[b]);
+    const double x = static_cast<double>(nodes_[b].bytes);
     const double b1 = static_cast<double>(b1_bytes_);
     const double b2 = static_cast<double>(b2_bytes_);
-    if (where_[b] == kB1) {
+    if (nodes_[b].where == kB1) {
       const double delta = x * std::max(1.0, b1 > 0 ? b2 / b1 : 1.0);
       p_ = std::min(static_cast<double>(c_), p_ + delta);
-      b1_.erase(links_, b);
-      b1_bytes_ -= bytes_[b];
+      b1_.erase(nodes_, b);
+      b1_bytes_ -= nodes_[b].bytes;
     } else {
       const double delta = x * std::max(1.0, b2 > 0 ? b1 / b2 : 1.0);
       p_ = std::max(0.0, p_ - delta);
-      b2_.erase(links_, b);
-      b2_bytes_ -= bytes_[b];
+      b2_.erase(nodes_, b);
+      b2_bytes_ -= nodes_[b].bytes;
       fetching_from_b2_ = true;
     }
-    where_[b] = kPendingT2;
+    nodes_[b].where = kPendingT2;
   }
 
   void drop_ghost_back(IntrusiveList& list, ByteCount& list_bytes) {
-    const BlockIndex g = list.pop_back(links_);
-    list_bytes -= bytes_[g];
-    where_[g] = kNone;
+    const BlockIndex g = list.pop_back(nodes_);
+    list_bytes -= nodes_[g].bytes;
+    nodes_[g].where = kNone;
   }
 
   void trim_ghosts() {
@@ -183,7 +184,7 @@ class ArcPolicy final : public IEvictionPolicy {
   }
 
   BlockIndex first_allowed(const IntrusiveList& list, const EvictionFilter& filter) const {
-    for (BlockIndex b = list.back(); b != kNoBlock; b = IntrusiveList::toward_front(links_, b))
+    for (BlockIndex b = list.back(); b != kNoBlock; b = IntrusiveList::toward_front(nodes_, b))
       if (filter.allows(b)) return b;
     return kNoBlock;
   }
@@ -191,9 +192,7 @@ class ArcPolicy final : public IEvictionPolicy {
   ByteCount c_;
   double p_ = 0.0;  ///< target bytes of T1
   bool fetching_from_b2_ = false;  ///< the miss being served was a B2 ghost hit
-  LinkTable links_;
-  std::vector<std::uint8_t> where_;
-  std::vector<ByteCount> bytes_;  ///< size at insertion (kept while a ghost)
+  std::vector<ArcNode> nodes_;
   IntrusiveList t1_, t2_, b1_, b2_;
   ByteCount t1_bytes_ = 0, t2_bytes_ = 0, b1_bytes_ = 0, b2_bytes_ = 0;
 };

@@ -10,15 +10,20 @@
 // the fault model", Algorithmica 2012), and a far-future large block may be
 // worth less than several near-future small ones.
 //
-// Structure: a binary max-heap of (next_use, block) with lazy deletion. A
-// hit pushes a new entry and leaves the old one stale; an entry is live
-// when its block is held and its next use equals the block's current one.
-// When stale entries outnumber live ones the heap is compacted in place,
-// so memory stays O(resident blocks) and each access costs O(log n)
-// amortised. Ties (only possible among blocks never used again): the larger
-// BlockIndex goes first.
-#include <algorithm>
+// Structure:
+//   * blocks never used again sit on a stack and go first; among them the
+//     one that became "never used again" last goes first (LIFO; any order is
+//     optimal for uniform sizes);
+//   * the others sit in a 4-ary max-heap of (next_use, block) with lazy
+//     deletion: a hit pushes a new entry and leaves the old one stale; an
+//     entry is live when its block is held and its next use is still the
+//     entry's. Live next uses are distinct access indices, so no two live
+//     entries tie. A stale entry's next use is an access already made, so
+//     stale entries sink below every live one. When stale entries outnumber
+//     live ones the heap is compacted in place: memory stays O(resident
+//     blocks), each access costs O(log n) amortised.
 #include <memory>
+#include <vector>
 
 #include "sim/policy/block_table.h"
 #include "sim/policy/i_eviction_policy.h"
@@ -31,60 +36,128 @@ struct HeapEntry {
   BlockIndex block;
 };
 
-inline bool heap_less(const HeapEntry& x, const HeapEntry& y) {
-  return x.next_use < y.next_use || (x.next_use == y.next_use && x.block < y.block);
-}
+struct BeladyBlock {
+  std::uint64_t next_use = kNeverAccessedAgain;  ///< current next use while held
+  std::uint8_t held = 0;
+};
+
+/// A 4-ary max-heap on next_use (shallower than binary: fewer cache misses).
+class MaxHeap4 {
+ public:
+  bool empty() const { return v_.empty(); }
+  std::size_t size() const { return v_.size(); }
+  const HeapEntry& top() const { return v_.front(); }
+
+  void push(const HeapEntry& e) {
+    std::size_t i = v_.size();
+    v_.push_back(e);
+    while (i > 0) {
+      const std::size_t parent = (i - 1) / 4;
+      if (v_[parent].next_use >= e.next_use) break;
+      v_[i] = v_[parent];
+      i = parent;
+    }
+    v_[i] = e;
+  }
+
+  void pop() {
+    const HeapEntry last = v_.back();
+    v_.pop_back();
+    if (!v_.empty()) sift_down(0, last);
+  }
+
+  /// Keeps the entries `keep` accepts and restores the heap order.
+  template <class Keep>
+  void filter(Keep keep) {
+    std::size_t out = 0;
+    for (const HeapEntry& e : v_)
+      if (keep(e)) v_[out++] = e;
+    v_.resize(out);
+    for (std::size_t i = v_.size() / 4 + 1; i-- > 0;)
+      if (i < v_.size()) sift_down(i, v_[i]);
+  }
+
+ private:
+  void sift_down(std::size_t i, const HeapEntry e) {
+    const std::size_t n = v_.size();
+    for (;;) {
+      const std::size_t first = 4 * i + 1;
+      if (first >= n) break;
+      std::size_t best = first;
+      const std::size_t end = first + 4 < n ? first + 4 : n;
+      for (std::size_t c = first + 1; c < end; ++c)
+        if (v_[c].next_use > v_[best].next_use) best = c;
+      if (v_[best].next_use <= e.next_use) break;
+      v_[i] = v_[best];
+      i = best;
+    }
+    v_[i] = e;
+  }
+
+  std::vector<HeapEntry> v_;
+};
 
 class BeladyPolicy final : public IEvictionPolicy {
  public:
-  explicit BeladyPolicy(const PolicyContext& context) {
-    next_use_.reserve(context.block_count);
-    held_.reserve(context.block_count);
-  }
+  explicit BeladyPolicy(const PolicyContext& context) { blocks_.reserve(context.block_count); }
 
   std::string_view name() const override { return "belady"; }
   bool needs_next_use() const override { return true; }
 
   void on_hit(const PolicyAccess& a) override {
-    next_use_[a.block] = a.next_use_index;
-    push(HeapEntry{a.next_use_index, a.block});
+    // Already on the never-again stack: nothing changes (no duplicate).
+    if (a.next_use_index == kNeverAccessedAgain && blocks_[a.block].next_use == kNeverAccessedAgain) return;
+    track(a.block, a.next_use_index);
   }
 
   void on_insert(const PolicyAccess& a) override {
-    grow_to_hold(next_use_, a.block, kNeverAccessedAgain);
-    grow_to_hold(held_, a.block, std::uint8_t{0});
-    if (!held_[a.block]) {
-      held_[a.block] = 1;
+    grow_to_hold(blocks_, a.block);
+    if (!blocks_[a.block].held) {
+      blocks_[a.block].held = 1;
       ++held_count_;
     }
-    next_use_[a.block] = a.next_use_index;
-    push(HeapEntry{a.next_use_index, a.block});
+    track(a.block, a.next_use_index);
   }
 
   std::optional<BlockIndex> evict(Nanoseconds, const EvictionFilter& filter) override {
     std::optional<BlockIndex> victim;
-    while (!heap_.empty()) {
-      const HeapEntry top = heap_.front();
-      std::pop_heap(heap_.begin(), heap_.end(), heap_less);
-      heap_.pop_back();
+    // Never used again first.
+    while (!never_.empty()) {
+      const BlockIndex b = never_.back();
+      never_.pop_back();
+      if (!blocks_[b].held || blocks_[b].next_use != kNeverAccessedAgain) continue;  // stale
+      if (!filter.allows(b)) {
+        refused_never_.push_back(b);
+        continue;
+      }
+      victim = b;
+      break;
+    }
+    for (auto it = refused_never_.rbegin(); it != refused_never_.rend(); ++it) never_.push_back(*it);
+    refused_never_.clear();
+    // Then the furthest next use.
+    while (!victim && !heap_.empty()) {
+      const HeapEntry top = heap_.top();
+      heap_.pop();
       if (!live(top)) continue;
       if (!filter.allows(top.block)) {
         refused_.push_back(top);
         continue;
       }
-      held_[top.block] = 0;
-      --held_count_;
       victim = top.block;
-      break;
     }
-    for (const HeapEntry& e : refused_) push(e);
+    for (const HeapEntry& e : refused_) heap_.push(e);
     refused_.clear();
+    if (victim) {
+      blocks_[*victim].held = 0;
+      --held_count_;
+    }
     return victim;
   }
 
   void remove(BlockIndex block) override {
-    if (block < held_.size() && held_[block]) {
-      held_[block] = 0;
+    if (block < blocks_.size() && blocks_[block].held) {
+      blocks_[block].held = 0;
       --held_count_;
     }
   }
@@ -92,23 +165,28 @@ class BeladyPolicy final : public IEvictionPolicy {
   std::size_t size() const override { return held_count_; }
 
  private:
-  bool live(const HeapEntry& e) const { return held_[e.block] && next_use_[e.block] == e.next_use; }
+  bool live(const HeapEntry& e) const { return blocks_[e.block].held && blocks_[e.block].next_use == e.next_use; }
 
-  void push(const HeapEntry& e) {
-    heap_.push_back(e);
-    std::push_heap(heap_.begin(), heap_.end(), heap_less);
-    if (heap_.size() > 2 * held_count_ + 4096) compact();
+  void track(BlockIndex b, std::uint64_t next_use) {
+    blocks_[b].next_use = next_use;
+    if (next_use == kNeverAccessedAgain) {
+      never_.push_back(b);
+      if (never_.size() > 2 * held_count_ + 4096) {
+        std::erase_if(never_, [this](BlockIndex x) {
+          return !blocks_[x].held || blocks_[x].next_use != kNeverAccessedAgain;
+        });
+      }
+      return;
+    }
+    heap_.push(HeapEntry{next_use, b});
+    if (heap_.size() > 2 * held_count_ + 4096) heap_.filter([this](const HeapEntry& e) { return live(e); });
   }
 
-  void compact() {
-    std::erase_if(heap_, [this](const HeapEntry& e) { return !live(e); });
-    std::make_heap(heap_.begin(), heap_.end(), heap_less);
-  }
-
-  std::vector<std::uint64_t> next_use_;
-  std::vector<std::uint8_t> held_;
-  std::vector<HeapEntry> heap_;
+  std::vector<BeladyBlock> blocks_;
+  MaxHeap4 heap_;
+  std::vector<BlockIndex> never_;  ///< stack of blocks never used again (lazy: may hold stale ones)
   std::vector<HeapEntry> refused_;
+  std::vector<BlockIndex> refused_never_;
   std::size_t held_count_ = 0;
 };
 

@@ -19,45 +19,49 @@
 namespace flashsim {
 namespace {
 
+constexpr std::uint8_t kNotHeld = 0xFF;
+
+struct ClockNode : ListLink {
+  std::uint8_t count = kNotHeld;  ///< reference counter; kNotHeld when not held
+};
+
 class ClockPolicy final : public IEvictionPolicy {
  public:
   ClockPolicy(const ParamValues& params, const PolicyContext& context)
       : max_count_(static_cast<std::uint8_t>((1u << params.integer("bits")) - 1)) {
-    links_.reserve(context.block_count);
-    count_.reserve(context.block_count);
+    nodes_.reserve(context.block_count);
   }
 
   std::string_view name() const override { return "clock"; }
 
   void on_hit(const PolicyAccess& a) override {
-    std::uint8_t& c = count_[a.block];
+    std::uint8_t& c = nodes_[a.block].count;
     if (c < max_count_) ++c;
   }
 
   void on_insert(const PolicyAccess& a) override {
-    grow_to_hold(links_, a.block);
-    grow_to_hold(count_, a.block, kNotHeld);
-    if (count_[a.block] != kNotHeld) {
+    grow_to_hold(nodes_, a.block);
+    if (nodes_[a.block].count != kNotHeld) {
       on_hit(a);
       return;
     }
-    count_[a.block] = 0;
-    list_.push_front(links_, a.block);
+    nodes_[a.block].count = 0;
+    list_.push_front(nodes_, a.block);
   }
 
   std::optional<BlockIndex> evict(Nanoseconds, const EvictionFilter& filter) override {
     for (;;) {
       bool any_allowed = false;
       for (BlockIndex b = list_.back(); b != kNoBlock;) {
-        const BlockIndex next = IntrusiveList::toward_front(links_, b);
+        const BlockIndex next = IntrusiveList::toward_front(nodes_, b);
         if (filter.allows(b)) {
           any_allowed = true;
-          if (count_[b] == 0) {
+          if (nodes_[b].count == 0) {
             forget(b);
             return b;
           }
-          --count_[b];
-          list_.move_to_front(links_, b);
+          --nodes_[b].count;
+          list_.move_to_front(nodes_, b);
         }
         b = next;
       }
@@ -66,22 +70,19 @@ class ClockPolicy final : public IEvictionPolicy {
   }
 
   void remove(BlockIndex block) override {
-    if (block < count_.size() && count_[block] != kNotHeld) forget(block);
+    if (block < nodes_.size() && nodes_[block].count != kNotHeld) forget(block);
   }
 
   std::size_t size() const override { return list_.size(); }
 
  private:
-  static constexpr std::uint8_t kNotHeld = 0xFF;
-
   void forget(BlockIndex b) {
-    list_.erase(links_, b);
-    count_[b] = kNotHeld;
+    list_.erase(nodes_, b);
+    nodes_[b].count = kNotHeld;
   }
 
   std::uint8_t max_count_;
-  LinkTable links_;
-  std::vector<std::uint8_t> count_;  ///< reference counter; kNotHeld when not held
+  std::vector<ClockNode> nodes_;
   IntrusiveList list_;
 };
 

@@ -10,11 +10,14 @@
 namespace flashsim {
 namespace {
 
+struct FifoNode : ListLink {
+  std::uint8_t held = 0;
+};
+
 class FifoPolicy final : public IEvictionPolicy {
  public:
   explicit FifoPolicy(const PolicyContext& context) {
-    links_.reserve(context.block_count);
-    held_.reserve(context.block_count);
+    nodes_.reserve(context.block_count);
   }
 
   std::string_view name() const override { return "fifo"; }
@@ -22,15 +25,14 @@ class FifoPolicy final : public IEvictionPolicy {
   void on_hit(const PolicyAccess&) override {}
 
   void on_insert(const PolicyAccess& a) override {
-    grow_to_hold(links_, a.block);
-    grow_to_hold(held_, a.block, std::uint8_t{0});
-    if (held_[a.block]) return;  // already held: insertion order stands
-    held_[a.block] = 1;
-    list_.push_front(links_, a.block);
+    grow_to_hold(nodes_, a.block);
+    if (nodes_[a.block].held) return;  // already held: insertion order stands
+    nodes_[a.block].held = 1;
+    list_.push_front(nodes_, a.block);
   }
 
   std::optional<BlockIndex> evict(Nanoseconds, const EvictionFilter& filter) override {
-    for (BlockIndex b = list_.back(); b != kNoBlock; b = IntrusiveList::toward_front(links_, b)) {
+    for (BlockIndex b = list_.back(); b != kNoBlock; b = IntrusiveList::toward_front(nodes_, b)) {
       if (filter.allows(b)) {
         forget(b);
         return b;
@@ -40,19 +42,18 @@ class FifoPolicy final : public IEvictionPolicy {
   }
 
   void remove(BlockIndex block) override {
-    if (block < held_.size() && held_[block]) forget(block);
+    if (block < nodes_.size() && nodes_[block].held) forget(block);
   }
 
   std::size_t size() const override { return list_.size(); }
 
  private:
   void forget(BlockIndex b) {
-    list_.erase(links_, b);
-    held_[b] = 0;
+    list_.erase(nodes_, b);
+    nodes_[b].held = 0;
   }
 
-  LinkTable links_;
-  std::vector<std::uint8_t> held_;
+  std::vector<FifoNode> nodes_;
   IntrusiveList list_;
 };
 

@@ -14,45 +14,49 @@
 namespace flashsim {
 namespace {
 
+constexpr std::uint32_t kNoBucket = 0xFFFFFFFFu;
+
+struct LfuNode : ListLink {
+  std::uint32_t bucket = kNoBucket;  ///< kNoBucket when not held
+};
+
 class LfuPolicy final : public IEvictionPolicy {
  public:
   explicit LfuPolicy(const PolicyContext& context) {
-    links_.reserve(context.block_count);
-    bucket_of_.reserve(context.block_count);
+    nodes_.reserve(context.block_count);
   }
 
   std::string_view name() const override { return "lfu"; }
 
   void on_hit(const PolicyAccess& a) override {
     const BlockIndex b = a.block;
-    const std::uint32_t from = bucket_of_[b];
+    const std::uint32_t from = nodes_[b].bucket;
     const std::uint64_t f = buckets_[from].count + 1;
     std::uint32_t to = buckets_[from].next;
     if (to == kNoBucket || buckets_[to].count != f) to = new_bucket_after(from, f);
-    buckets_[from].blocks.erase(links_, b);
-    buckets_[to].blocks.push_front(links_, b);
-    bucket_of_[b] = to;
+    buckets_[from].blocks.erase(nodes_, b);
+    buckets_[to].blocks.push_front(nodes_, b);
+    nodes_[b].bucket = to;
     if (buckets_[from].blocks.empty()) free_bucket(from);
   }
 
   void on_insert(const PolicyAccess& a) override {
     const BlockIndex b = a.block;
-    grow_to_hold(links_, b);
-    grow_to_hold(bucket_of_, b, kNoBucket);
-    if (bucket_of_[b] != kNoBucket) {
+    grow_to_hold(nodes_, b);
+    if (nodes_[b].bucket != kNoBucket) {
       on_hit(a);
       return;
     }
     std::uint32_t first = lowest_;
     if (first == kNoBucket || buckets_[first].count != 1) first = new_bucket_after(kNoBucket, 1);
-    buckets_[first].blocks.push_front(links_, b);
-    bucket_of_[b] = first;
+    buckets_[first].blocks.push_front(nodes_, b);
+    nodes_[b].bucket = first;
     ++held_;
   }
 
   std::optional<BlockIndex> evict(Nanoseconds, const EvictionFilter& filter) override {
     for (std::uint32_t k = lowest_; k != kNoBucket; k = buckets_[k].next) {
-      for (BlockIndex b = buckets_[k].blocks.back(); b != kNoBlock; b = IntrusiveList::toward_front(links_, b)) {
+      for (BlockIndex b = buckets_[k].blocks.back(); b != kNoBlock; b = IntrusiveList::toward_front(nodes_, b)) {
         if (filter.allows(b)) {
           forget(b);
           return b;
@@ -63,14 +67,12 @@ class LfuPolicy final : public IEvictionPolicy {
   }
 
   void remove(BlockIndex block) override {
-    if (block < bucket_of_.size() && bucket_of_[block] != kNoBucket) forget(block);
+    if (block < nodes_.size() && nodes_[block].bucket != kNoBucket) forget(block);
   }
 
   std::size_t size() const override { return held_; }
 
  private:
-  static constexpr std::uint32_t kNoBucket = 0xFFFFFFFFu;
-
   struct Bucket {
     std::uint64_t count = 0;
     IntrusiveList blocks;  ///< front = most recently accessed
@@ -79,9 +81,9 @@ class LfuPolicy final : public IEvictionPolicy {
   };
 
   void forget(BlockIndex b) {
-    const std::uint32_t k = bucket_of_[b];
-    buckets_[k].blocks.erase(links_, b);
-    bucket_of_[b] = kNoBucket;
+    const std::uint32_t k = nodes_[b].bucket;
+    buckets_[k].blocks.erase(nodes_, b);
+    nodes_[b].bucket = kNoBucket;
     --held_;
     if (buckets_[k].blocks.empty()) free_bucket(k);
   }
@@ -113,8 +115,7 @@ class LfuPolicy final : public IEvictionPolicy {
     free_.push_back(k);
   }
 
-  LinkTable links_;
-  std::vector<std::uint32_t> bucket_of_;  ///< kNoBucket when not held
+  std::vector<LfuNode> nodes_;
   std::vector<Bucket> buckets_;
   std::vector<std::uint32_t> free_;
   std::uint32_t lowest_ = kNoBucket;

@@ -12,33 +12,42 @@
 namespace flashsim {
 namespace {
 
+struct LruNode : ListLink {
+  std::uint8_t held = 0;
+};
+
 class LruPolicy final : public IEvictionPolicy {
  public:
   explicit LruPolicy(const PolicyContext& context) {
-    links_.reserve(context.block_count);
-    held_.reserve(context.block_count);
+    nodes_.reserve(context.block_count);
   }
 
   std::string_view name() const override { return "lru"; }
 
-  void on_hit(const PolicyAccess& a) override { list_.move_to_front(links_, a.block); }
+  void on_hit(const PolicyAccess& a) override { list_.move_to_front(nodes_, a.block); }
 
   void on_insert(const PolicyAccess& a) override {
-    grow_to_hold(links_, a.block);
-    grow_to_hold(held_, a.block, std::uint8_t{0});
-    if (held_[a.block]) {
-      list_.move_to_front(links_, a.block);
+    grow_to_hold(nodes_, a.block);
+    if (nodes_[a.block].held) {
+      list_.move_to_front(nodes_, a.block);
       return;
     }
-    held_[a.block] = 1;
-    list_.push_front(links_, a.block);
+    nodes_[a.block].held = 1;
+    list_.push_front(nodes_, a.block);
   }
 
   std::optional<BlockIndex> evict(Nanoseconds, const EvictionFilter& filter) override {
     // Oldest first; a refused block (in use) keeps its place.
-    for (BlockIndex b = list_.back(); b != kNoBlock; b = IntrusiveList::toward_front(links_, b)) {
+    for (BlockIndex b = list_.back(); b != kNoBlock; b = IntrusiveList::toward_front(nodes_, b)) {
       if (filter.allows(b)) {
         forget(b);
+        // The next victims are the blocks at the back: fetch the one after
+        // the new back while the caller works (hides one cache miss).
+        const BlockIndex next_back = list_.back();
+        if (next_back != kNoBlock) {
+          const BlockIndex after = IntrusiveList::toward_front(nodes_, next_back);
+          if (after != kNoBlock) __builtin_prefetch(&nodes_[after], 1);
+        }
         return b;
       }
     }
@@ -46,19 +55,18 @@ class LruPolicy final : public IEvictionPolicy {
   }
 
   void remove(BlockIndex block) override {
-    if (block < held_.size() && held_[block]) forget(block);
+    if (block < nodes_.size() && nodes_[block].held) forget(block);
   }
 
   std::size_t size() const override { return list_.size(); }
 
  private:
   void forget(BlockIndex b) {
-    list_.erase(links_, b);
-    held_[b] = 0;
+    list_.erase(nodes_, b);
+    nodes_[b].held = 0;
   }
 
-  LinkTable links_;
-  std::vector<std::uint8_t> held_;
+  std::vector<LruNode> nodes_;
   IntrusiveList list_;
 };
 

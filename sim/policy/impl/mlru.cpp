@@ -52,7 +52,7 @@ namespace {
 
 constexpr std::uint32_t kNoGroup = 0xFFFFFFFFu;
 
-struct MlruBlock {
+struct MlruBlock : ListLink {
   Nanoseconds t_last_ns = 0;
   std::uint64_t touch = 0;       ///< call-order stamp of the last hit/insert (ties)
   std::uint32_t group = kNoGroup;  ///< kNoGroup when not held
@@ -61,11 +61,22 @@ struct MlruBlock {
   std::uint16_t pos = 0;         ///< next bit to write (the oldest once len == W)
 };
 
+/// The oldest block of one non-empty group, copied into a compact array so
+/// that an eviction scans contiguous memory rather than one cold block per
+/// group.
+struct MlruHead {
+  Nanoseconds t_last_ns;  ///< of the group's oldest block
+  double factor;          ///< the group's 1 - h + eps
+  Nanoseconds offset_ns;  ///< the group's (1 - h) * A
+  std::uint64_t touch;    ///< of the group's oldest block (ties)
+  BlockIndex block;       ///< the group's oldest block
+};
+
 struct MlruGroup {
   IntrusiveList list;            ///< front = newest t_last, back = oldest
   double factor = 1.0;           ///< 1 - h + eps
   Nanoseconds offset_ns = 0;     ///< floor((1 - h) * A)
-  std::uint32_t nonempty_pos = 0;
+  std::uint32_t nonempty_pos = 0;  ///< index in heads_ while non-empty
 };
 
 class MlruPolicy final : public IEvictionPolicy {
@@ -78,7 +89,6 @@ class MlruPolicy final : public IEvictionPolicy {
     const double eps = params.real("epsilon");
     build_groups(age_window_ns, eps);
     blocks_.reserve(context.block_count);
-    links_.reserve(context.block_count);
   }
 
   std::string_view name() const override { return "mlru"; }
@@ -95,9 +105,11 @@ class MlruPolicy final : public IEvictionPolicy {
       // clock went backwards (then the general insert below walks).
       IntrusiveList& list = groups_[g].list;
       const BlockIndex f = list.front();
-      const BlockIndex ref = (f == b) ? IntrusiveList::toward_back(links_, b) : f;
+      const BlockIndex ref = (f == b) ? IntrusiveList::toward_back(blocks_, b) : f;
       if (ref == kNoBlock || blocks_[ref].t_last_ns <= a.now_ns) {
-        list.move_to_front(links_, b);
+        const bool was_oldest = list.back() == b;
+        list.move_to_front(blocks_, b);
+        if (was_oldest) refresh_head(g);
         return;
       }
     }
@@ -126,28 +138,34 @@ class MlruPolicy final : public IEvictionPolicy {
 
   std::optional<BlockIndex> evict(Nanoseconds now_ns, const EvictionFilter& filter) override {
     BlockIndex best = kNoBlock;
-    double best_score = 0.0;         // intent: larger first
-    Nanoseconds best_expiry = 0;     // literal: smaller first
-    for (const std::uint32_t g : nonempty_) {
-      const MlruGroup& grp = groups_[g];
-      BlockIndex b = grp.list.back();
-      if (filter.allows_fn != nullptr) {
-        while (b != kNoBlock && !filter.allows(b)) b = IntrusiveList::toward_front(links_, b);
-        if (b == kNoBlock) continue;
-      }
-      const MlruBlock& m = blocks_[b];
+    double best_score = 0.0;      // intent: larger first
+    Nanoseconds best_expiry = 0;  // literal: smaller first
+    Nanoseconds best_t = 0;       // ties: earlier t_last, then earlier touch
+    std::uint64_t best_touch = 0;
+    const auto consider = [&](BlockIndex b, Nanoseconds t, std::uint64_t touch, double factor, Nanoseconds offset) {
+      const bool tie_wins = t < best_t || (t == best_t && touch < best_touch);
       if (literal_) {
-        const Nanoseconds expiry = m.t_last_ns + grp.offset_ns;
-        if (best == kNoBlock || expiry < best_expiry || (expiry == best_expiry && earlier(m, blocks_[best]))) {
-          best = b;
-          best_expiry = expiry;
-        }
+        const Nanoseconds expiry = t + offset;
+        if (best != kNoBlock && !(expiry < best_expiry || (expiry == best_expiry && tie_wins))) return;
+        best_expiry = expiry;
       } else {
-        const double score = static_cast<double>(now_ns - m.t_last_ns) * grp.factor;
-        if (best == kNoBlock || score > best_score || (score == best_score && earlier(m, blocks_[best]))) {
-          best = b;
-          best_score = score;
-        }
+        const double score = static_cast<double>(now_ns - t) * factor;
+        if (best != kNoBlock && !(score > best_score || (score == best_score && tie_wins))) return;
+        best_score = score;
+      }
+      best = b;
+      best_t = t;
+      best_touch = touch;
+    };
+    if (filter.allows_fn == nullptr) {
+      for (const MlruHead& h : heads_) consider(h.block, h.t_last_ns, h.touch, h.factor, h.offset_ns);
+    } else {
+      // Within a group the first allowed block from the oldest end is the
+      // group's best allowed candidate.
+      for (const MlruHead& h : heads_) {
+        BlockIndex b = h.block;
+        while (b != kNoBlock && !filter.allows(b)) b = IntrusiveList::toward_front(blocks_, b);
+        if (b != kNoBlock) consider(b, blocks_[b].t_last_ns, blocks_[b].touch, h.factor, h.offset_ns);
       }
     }
     if (best == kNoBlock) return std::nullopt;
@@ -165,10 +183,6 @@ class MlruPolicy final : public IEvictionPolicy {
   std::size_t size() const override { return held_; }
 
  private:
-  static bool earlier(const MlruBlock& x, const MlruBlock& y) {
-    return x.t_last_ns < y.t_last_ns || (x.t_last_ns == y.t_last_ns && x.touch < y.touch);
-  }
-
   /// One group per distinct reduced fraction hits/len (len = 0 counts as 0/1).
   void build_groups(Nanoseconds age_window_ns, double eps) {
     const std::size_t w1 = static_cast<std::size_t>(window_) + 1;
@@ -203,7 +217,6 @@ class MlruPolicy final : public IEvictionPolicy {
 
   void grow(BlockIndex b) {
     grow_to_hold(blocks_, b);
-    grow_to_hold(links_, b);
     if (bits_.size() < blocks_.size() * words_) bits_.resize(blocks_.size() * words_, 0);
   }
 
@@ -232,28 +245,44 @@ class MlruPolicy final : public IEvictionPolicy {
   void join_group(BlockIndex b, std::uint32_t g) {
     MlruGroup& grp = groups_[g];
     if (grp.list.empty()) {
-      grp.nonempty_pos = static_cast<std::uint32_t>(nonempty_.size());
-      nonempty_.push_back(g);
+      grp.nonempty_pos = static_cast<std::uint32_t>(heads_.size());
+      heads_.push_back(MlruHead{0, grp.factor, grp.offset_ns, 0, kNoBlock});
+      head_group_.push_back(g);
     }
     const Nanoseconds t = blocks_[b].t_last_ns;
     BlockIndex cur = grp.list.front();
-    while (cur != kNoBlock && blocks_[cur].t_last_ns > t) cur = IntrusiveList::toward_back(links_, cur);
-    if (cur == kNoBlock) grp.list.push_back(links_, b);
-    else grp.list.insert_before(links_, cur, b);
+    while (cur != kNoBlock && blocks_[cur].t_last_ns > t) cur = IntrusiveList::toward_back(blocks_, cur);
+    if (cur == kNoBlock) grp.list.push_back(blocks_, b);
+    else grp.list.insert_before(blocks_, cur, b);
     blocks_[b].group = g;
+    if (grp.list.back() == b) refresh_head(g);
   }
 
   void leave_group(BlockIndex b) {
     const std::uint32_t g = blocks_[b].group;
     MlruGroup& grp = groups_[g];
-    grp.list.erase(links_, b);
+    const bool was_oldest = grp.list.back() == b;
+    grp.list.erase(blocks_, b);
     blocks_[b].group = kNoGroup;
     if (grp.list.empty()) {
-      const std::uint32_t last = nonempty_.back();
-      nonempty_[grp.nonempty_pos] = last;
-      groups_[last].nonempty_pos = grp.nonempty_pos;
-      nonempty_.pop_back();
+      const std::uint32_t pos = grp.nonempty_pos;
+      heads_[pos] = heads_.back();
+      head_group_[pos] = head_group_.back();
+      groups_[head_group_[pos]].nonempty_pos = pos;
+      heads_.pop_back();
+      head_group_.pop_back();
+    } else if (was_oldest) {
+      refresh_head(g);
     }
+  }
+
+  /// Copies group g's oldest block into its entry of heads_.
+  void refresh_head(std::uint32_t g) {
+    const BlockIndex oldest = groups_[g].list.back();
+    MlruHead& h = heads_[groups_[g].nonempty_pos];
+    h.block = oldest;
+    h.t_last_ns = blocks_[oldest].t_last_ns;
+    h.touch = blocks_[oldest].touch;
   }
 
   std::uint16_t window_;
@@ -261,10 +290,10 @@ class MlruPolicy final : public IEvictionPolicy {
   bool literal_;
   std::vector<MlruBlock> blocks_;
   std::vector<std::uint64_t> bits_;  ///< `words_` words per block: the window's hit bits
-  LinkTable links_;
   std::vector<MlruGroup> groups_;
   std::vector<std::uint32_t> group_of_pair_;  ///< [hits * (W + 1) + len] -> group
-  std::vector<std::uint32_t> nonempty_;       ///< groups holding blocks
+  std::vector<MlruHead> heads_;               ///< one per non-empty group
+  std::vector<std::uint32_t> head_group_;     ///< group of heads_[i]
   std::uint64_t touch_ = 0;
   std::size_t held_ = 0;
 };

@@ -22,7 +22,10 @@
 // Moving blocks from S into M can push |M| above its share; the next evict()
 // then takes from M. (The paper's pseudocode calls evictM() inside evictS;
 // each evict() here returns exactly one victim, so the driver's next call
-// does it.) A block the driver's filter refuses keeps its place.
+// does it.) A block the driver's filter refuses keeps its place. A block
+// larger than S's target still enters S (libCacheSim refuses it; here the
+// driver alone decides admission) and leaves at the next eviction from S
+// unless it was hit.
 #include <memory>
 
 #include "sim/policy/block_table.h"
@@ -34,7 +37,8 @@ namespace {
 
 enum S3Where : std::uint8_t { kNone = 0, kSmall, kMain, kGhost, kPendingMain };
 
-struct S3Block {
+struct S3Node : ListLink {
+  ByteCount bytes = 0;  ///< size at insertion (kept while a ghost)
   std::uint8_t where = kNone;
   std::uint8_t freq = 0;
 };
@@ -47,25 +51,23 @@ class S3FifoPolicy final : public IEvictionPolicy {
     main_target_ = context.capacity_bytes - small_target_;
     ghost_bound_ = static_cast<ByteCount>(params.real("ghost_ratio") * c);
     threshold_ = static_cast<std::uint8_t>(params.integer("move_to_main_threshold"));
-    links_.reserve(context.block_count);
-    state_.reserve(context.block_count);
-    bytes_.reserve(context.block_count);
+    nodes_.reserve(context.block_count);
   }
 
   std::string_view name() const override { return "s3fifo"; }
 
   void on_hit(const PolicyAccess& a) override {
-    std::uint8_t& f = state_[a.block].freq;
+    std::uint8_t& f = nodes_[a.block].freq;
     if (f < 3) ++f;
   }
 
   void on_miss(const PolicyAccess& a) override {
     const BlockIndex b = a.block;
     grow(b);
-    S3Block& s = state_[b];
+    S3Node& s = nodes_[b];
     if (s.where == kGhost) {
-      ghost_.erase(links_, b);
-      ghost_bytes_ -= bytes_[b];
+      ghost_.erase(nodes_, b);
+      ghost_bytes_ -= nodes_[b].bytes;
       s.where = kPendingMain;
     } else if (s.where == kPendingMain) {
       s.where = kNone;  // an earlier ghost hit that was bypassed
@@ -75,24 +77,24 @@ class S3FifoPolicy final : public IEvictionPolicy {
   void on_insert(const PolicyAccess& a) override {
     const BlockIndex b = a.block;
     grow(b);
-    S3Block& s = state_[b];
+    S3Node& s = nodes_[b];
     if (s.where == kSmall || s.where == kMain) {
       on_hit(a);
       return;
     }
     if (s.where == kGhost) {  // inserted without on_miss (a prefetch)
-      ghost_.erase(links_, b);
-      ghost_bytes_ -= bytes_[b];
+      ghost_.erase(nodes_, b);
+      ghost_bytes_ -= nodes_[b].bytes;
       s.where = kPendingMain;
     }
-    bytes_[b] = a.bytes;
+    nodes_[b].bytes = a.bytes;
     s.freq = 0;
     if (s.where == kPendingMain) {
-      main_.push_front(links_, b);
+      main_.push_front(nodes_, b);
       main_bytes_ += a.bytes;
       s.where = kMain;
     } else {
-      small_.push_front(links_, b);
+      small_.push_front(nodes_, b);
       small_bytes_ += a.bytes;
       s.where = kSmall;
     }
@@ -112,14 +114,14 @@ class S3FifoPolicy final : public IEvictionPolicy {
   }
 
   void remove(BlockIndex block) override {
-    if (block >= state_.size()) return;
-    S3Block& s = state_[block];
+    if (block >= nodes_.size()) return;
+    S3Node& s = nodes_[block];
     if (s.where == kSmall) {
-      small_.erase(links_, block);
-      small_bytes_ -= bytes_[block];
+      small_.erase(nodes_, block);
+      small_bytes_ -= nodes_[block].bytes;
     } else if (s.where == kMain) {
-      main_.erase(links_, block);
-      main_bytes_ -= bytes_[block];
+      main_.erase(nodes_, block);
+      main_bytes_ -= nodes_[block].bytes;
     } else {
       return;
     }
@@ -130,31 +132,29 @@ class S3FifoPolicy final : public IEvictionPolicy {
 
  private:
   void grow(BlockIndex b) {
-    grow_to_hold(links_, b);
-    grow_to_hold(state_, b);
-    grow_to_hold(bytes_, b, ByteCount{0});
+    grow_to_hold(nodes_, b);
   }
 
   BlockIndex evict_small(const EvictionFilter& filter) {
     for (BlockIndex b = small_.back(); b != kNoBlock;) {
-      const BlockIndex next = IntrusiveList::toward_front(links_, b);
+      const BlockIndex next = IntrusiveList::toward_front(nodes_, b);
       if (filter.allows(b)) {
-        S3Block& s = state_[b];
-        small_.erase(links_, b);
-        small_bytes_ -= bytes_[b];
+        S3Node& s = nodes_[b];
+        small_.erase(nodes_, b);
+        small_bytes_ -= nodes_[b].bytes;
         if (s.freq >= threshold_) {
           s.freq = 0;
           s.where = kMain;
-          main_.push_front(links_, b);
-          main_bytes_ += bytes_[b];
+          main_.push_front(nodes_, b);
+          main_bytes_ += nodes_[b].bytes;
         } else {
           s.where = kGhost;
-          ghost_.push_front(links_, b);
-          ghost_bytes_ += bytes_[b];
+          ghost_.push_front(nodes_, b);
+          ghost_bytes_ += nodes_[b].bytes;
           while (ghost_bytes_ > ghost_bound_ && !ghost_.empty()) {
-            const BlockIndex g = ghost_.pop_back(links_);
-            ghost_bytes_ -= bytes_[g];
-            state_[g].where = kNone;
+            const BlockIndex g = ghost_.pop_back(nodes_);
+            ghost_bytes_ -= nodes_[g].bytes;
+            nodes_[g].where = kNone;
           }
           return b;
         }
@@ -170,18 +170,18 @@ class S3FifoPolicy final : public IEvictionPolicy {
     for (;;) {
       bool any_allowed = false;
       for (BlockIndex b = main_.back(); b != kNoBlock;) {
-        const BlockIndex next = IntrusiveList::toward_front(links_, b);
+        const BlockIndex next = IntrusiveList::toward_front(nodes_, b);
         if (filter.allows(b)) {
           any_allowed = true;
-          S3Block& s = state_[b];
+          S3Node& s = nodes_[b];
           if (s.freq == 0) {
-            main_.erase(links_, b);
-            main_bytes_ -= bytes_[b];
+            main_.erase(nodes_, b);
+            main_bytes_ -= nodes_[b].bytes;
             s.where = kNone;
             return b;
           }
           --s.freq;
-          main_.move_to_front(links_, b);
+          main_.move_to_front(nodes_, b);
         }
         b = next;
       }
@@ -193,9 +193,7 @@ class S3FifoPolicy final : public IEvictionPolicy {
   ByteCount main_target_ = 0;
   ByteCount ghost_bound_ = 0;
   std::uint8_t threshold_ = 2;
-  LinkTable links_;
-  std::vector<S3Block> state_;
-  std::vector<ByteCount> bytes_;
+  std::vector<S3Node> nodes_;
   IntrusiveList small_, main_, ghost_;
   ByteCount small_bytes_ = 0, main_bytes_ = 0, ghost_bytes_ = 0;
 };

@@ -18,26 +18,30 @@
 namespace flashsim {
 namespace {
 
+constexpr std::uint8_t kNotHeld = 0xFF;
+
+struct SieveNode : ListLink {
+  std::uint8_t visited = kNotHeld;  ///< 0/1; kNotHeld when not held
+};
+
 class SievePolicy final : public IEvictionPolicy {
  public:
   explicit SievePolicy(const PolicyContext& context) {
-    links_.reserve(context.block_count);
-    visited_.reserve(context.block_count);
+    nodes_.reserve(context.block_count);
   }
 
   std::string_view name() const override { return "sieve"; }
 
-  void on_hit(const PolicyAccess& a) override { visited_[a.block] = 1; }
+  void on_hit(const PolicyAccess& a) override { nodes_[a.block].visited = 1; }
 
   void on_insert(const PolicyAccess& a) override {
-    grow_to_hold(links_, a.block);
-    grow_to_hold(visited_, a.block, kNotHeld);
-    if (visited_[a.block] != kNotHeld) {
-      visited_[a.block] = 1;
+    grow_to_hold(nodes_, a.block);
+    if (nodes_[a.block].visited != kNotHeld) {
+      nodes_[a.block].visited = 1;
       return;
     }
-    visited_[a.block] = 0;
-    queue_.push_front(links_, a.block);
+    nodes_[a.block].visited = 0;
+    queue_.push_front(nodes_, a.block);
   }
 
   std::optional<BlockIndex> evict(Nanoseconds, const EvictionFilter& filter) override {
@@ -47,14 +51,14 @@ class SievePolicy final : public IEvictionPolicy {
     // (if any block is allowed) is found within two turns.
     const std::size_t limit = 2 * queue_.size() + 1;
     for (std::size_t step = 0; step < limit; ++step) {
-      const BlockIndex toward_head = IntrusiveList::toward_front(links_, hand);
+      const BlockIndex toward_head = IntrusiveList::toward_front(nodes_, hand);
       if (filter.allows(hand)) {
-        if (visited_[hand] == 0) {
+        if (nodes_[hand].visited == 0) {
           hand_ = toward_head;  // kNoBlock: restart at the tail next time
           forget(hand);
           return hand;
         }
-        visited_[hand] = 0;
+        nodes_[hand].visited = 0;
       }
       hand = (toward_head == kNoBlock) ? queue_.back() : toward_head;
     }
@@ -63,23 +67,20 @@ class SievePolicy final : public IEvictionPolicy {
   }
 
   void remove(BlockIndex block) override {
-    if (block >= visited_.size() || visited_[block] == kNotHeld) return;
-    if (hand_ == block) hand_ = IntrusiveList::toward_front(links_, block);
+    if (block >= nodes_.size() || nodes_[block].visited == kNotHeld) return;
+    if (hand_ == block) hand_ = IntrusiveList::toward_front(nodes_, block);
     forget(block);
   }
 
   std::size_t size() const override { return queue_.size(); }
 
  private:
-  static constexpr std::uint8_t kNotHeld = 0xFF;
-
   void forget(BlockIndex b) {
-    queue_.erase(links_, b);
-    visited_[b] = kNotHeld;
+    queue_.erase(nodes_, b);
+    nodes_[b].visited = kNotHeld;
   }
 
-  LinkTable links_;
-  std::vector<std::uint8_t> visited_;  ///< 0/1; kNotHeld when not held
+  std::vector<SieveNode> nodes_;
   IntrusiveList queue_;
   BlockIndex hand_ = kNoBlock;
 };

@@ -24,55 +24,58 @@ namespace {
 
 enum TwoQWhere : std::uint8_t { kNone = 0, kA1in, kAm, kA1out, kPendingAm };
 
+struct TwoQNode : ListLink {
+  ByteCount bytes = 0;          ///< size at insertion (kept while a ghost)
+  std::uint8_t where = kNone;
+};
+
 class TwoQPolicy final : public IEvictionPolicy {
  public:
   TwoQPolicy(const ParamValues& params, const PolicyContext& context)
       : kin_bytes_(static_cast<ByteCount>(params.real("kin") * static_cast<double>(context.capacity_bytes))),
         kout_bytes_(static_cast<ByteCount>(params.real("kout") * static_cast<double>(context.capacity_bytes))) {
-    links_.reserve(context.block_count);
-    where_.reserve(context.block_count);
-    bytes_.reserve(context.block_count);
+    nodes_.reserve(context.block_count);
   }
 
   std::string_view name() const override { return "2q"; }
 
   void on_hit(const PolicyAccess& a) override {
-    if (where_[a.block] == kAm) am_.move_to_front(links_, a.block);
+    if (nodes_[a.block].where == kAm) am_.move_to_front(nodes_, a.block);
   }
 
   void on_miss(const PolicyAccess& a) override {
     const BlockIndex b = a.block;
     grow(b);
-    if (where_[b] == kA1out) {
-      a1out_.erase(links_, b);
-      a1out_bytes_ -= bytes_[b];
-      where_[b] = kPendingAm;
-    } else if (where_[b] == kPendingAm) {
-      where_[b] = kNone;  // an earlier A1out hit that was bypassed
+    if (nodes_[b].where == kA1out) {
+      a1out_.erase(nodes_, b);
+      a1out_bytes_ -= nodes_[b].bytes;
+      nodes_[b].where = kPendingAm;
+    } else if (nodes_[b].where == kPendingAm) {
+      nodes_[b].where = kNone;  // an earlier A1out hit that was bypassed
     }
   }
 
   void on_insert(const PolicyAccess& a) override {
     const BlockIndex b = a.block;
     grow(b);
-    const std::uint8_t w = where_[b];
+    const std::uint8_t w = nodes_[b].where;
     if (w == kA1in || w == kAm) {
       on_hit(a);
       return;
     }
     if (w == kA1out) {  // inserted without on_miss (a prefetch)
-      a1out_.erase(links_, b);
-      a1out_bytes_ -= bytes_[b];
+      a1out_.erase(nodes_, b);
+      a1out_bytes_ -= nodes_[b].bytes;
     }
-    bytes_[b] = a.bytes;
+    nodes_[b].bytes = a.bytes;
     if (w == kA1out || w == kPendingAm) {
-      am_.push_front(links_, b);
+      am_.push_front(nodes_, b);
       am_bytes_ += a.bytes;
-      where_[b] = kAm;
+      nodes_[b].where = kAm;
     } else {
-      a1in_.push_front(links_, b);
+      a1in_.push_front(nodes_, b);
       a1in_bytes_ += a.bytes;
-      where_[b] = kA1in;
+      nodes_[b].where = kA1in;
     }
   }
 
@@ -86,58 +89,54 @@ class TwoQPolicy final : public IEvictionPolicy {
     }
     if (v == kNoBlock) return std::nullopt;
     if (v_in_a1in) {
-      a1in_.erase(links_, v);
-      a1in_bytes_ -= bytes_[v];
-      a1out_.push_front(links_, v);
-      a1out_bytes_ += bytes_[v];
-      where_[v] = kA1out;
+      a1in_.erase(nodes_, v);
+      a1in_bytes_ -= nodes_[v].bytes;
+      a1out_.push_front(nodes_, v);
+      a1out_bytes_ += nodes_[v].bytes;
+      nodes_[v].where = kA1out;
       while (a1out_bytes_ > kout_bytes_ && !a1out_.empty()) {
-        const BlockIndex g = a1out_.pop_back(links_);
-        a1out_bytes_ -= bytes_[g];
-        where_[g] = kNone;
+        const BlockIndex g = a1out_.pop_back(nodes_);
+        a1out_bytes_ -= nodes_[g].bytes;
+        nodes_[g].where = kNone;
       }
     } else {
-      am_.erase(links_, v);
-      am_bytes_ -= bytes_[v];
-      where_[v] = kNone;
+      am_.erase(nodes_, v);
+      am_bytes_ -= nodes_[v].bytes;
+      nodes_[v].where = kNone;
     }
     return v;
   }
 
   void remove(BlockIndex block) override {
-    if (block >= where_.size()) return;
-    if (where_[block] == kA1in) {
-      a1in_.erase(links_, block);
-      a1in_bytes_ -= bytes_[block];
-    } else if (where_[block] == kAm) {
-      am_.erase(links_, block);
-      am_bytes_ -= bytes_[block];
+    if (block >= nodes_.size()) return;
+    if (nodes_[block].where == kA1in) {
+      a1in_.erase(nodes_, block);
+      a1in_bytes_ -= nodes_[block].bytes;
+    } else if (nodes_[block].where == kAm) {
+      am_.erase(nodes_, block);
+      am_bytes_ -= nodes_[block].bytes;
     } else {
       return;
     }
-    where_[block] = kNone;
+    nodes_[block].where = kNone;
   }
 
   std::size_t size() const override { return a1in_.size() + am_.size(); }
 
  private:
   void grow(BlockIndex b) {
-    grow_to_hold(links_, b);
-    grow_to_hold(where_, b, std::uint8_t{kNone});
-    grow_to_hold(bytes_, b, ByteCount{0});
+    grow_to_hold(nodes_, b);
   }
 
   BlockIndex first_allowed(const IntrusiveList& list, const EvictionFilter& filter) const {
-    for (BlockIndex b = list.back(); b != kNoBlock; b = IntrusiveList::toward_front(links_, b))
+    for (BlockIndex b = list.back(); b != kNoBlock; b = IntrusiveList::toward_front(nodes_, b))
       if (filter.allows(b)) return b;
     return kNoBlock;
   }
 
   ByteCount kin_bytes_;
   ByteCount kout_bytes_;
-  LinkTable links_;
-  std::vector<std::uint8_t> where_;
-  std::vector<ByteCount> bytes_;
+  std::vector<TwoQNode> nodes_;
   IntrusiveList a1in_, am_, a1out_;
   ByteCount a1in_bytes_ = 0, am_bytes_ = 0, a1out_bytes_ = 0;
 };

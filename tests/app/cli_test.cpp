@@ -1,0 +1,145 @@
+// The flashsim binary: `run` prints tables and writes results; bad input
+// exits 2 naming file:line:column and leaves no results; `policies` lists
+// parameters; the embedded default scenario runs without a source tree.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "sim/scenario/embedded_files.h"
+#include "sim/scenario/scenario_document.h"
+#include "tests/app/app_test_util.h"
+#include "tests/support/shared_data.h"
+#include "tests/support/temp_dir.h"
+
+namespace flashsim {
+namespace {
+
+struct Outcome {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+Outcome run_flashsim(const std::filesystem::path& cwd, const std::string& args) {
+  const std::filesystem::path out = cwd / "stdout.txt";
+  const std::filesystem::path err = cwd / "stderr.txt";
+  const std::string command = "cd '" + cwd.string() + "' && '" + std::string(FLASHSIM_BINARY) + "' " + args + " > '" +
+                              out.string() + "' 2> '" + err.string() + "'";
+  const int status = std::system(command.c_str());
+  Outcome o;
+  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  o.out = test::read_file(out);
+  o.err = test::read_file(err);
+  return o;
+}
+
+TEST(Cli, RunPrintsTablesAndWritesResults) {
+  test::TempDir dir;
+  test::write_file(dir / "trace.csv", test::cyclic_csv(3, 4, 1000));
+  test::write_file(dir / "s.yaml",
+                   "name: cli\nworkload: {trace: trace.csv}\ncache: {capacity: 50%}\npolicies: [lru, belady]\n"
+                   "sweep: {cache.capacity: [34%, 100%]}\n");
+  const Outcome o = run_flashsim(dir.path(), "run s.yaml --jobs 2 --set seed=3");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("[point 1/2] cache.capacity=34%"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("hit/byte"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("results: flashsim-results/cli/results.h5"), std::string::npos) << o.out;
+  const auto j = nlohmann::json::parse(test::read_file(dir / "flashsim-results/cli/summary.json"));
+  ASSERT_EQ(j["runs"].size(), 4u);
+  EXPECT_EQ(j["seed"], 3);
+  EXPECT_EQ(j["runs"][3]["hits"], 9);  // everything fits: 3 cold misses of 12
+  EXPECT_TRUE(std::filesystem::exists(dir / "flashsim-results/cli/results.h5"));
+  EXPECT_EQ(o.err.find("["), std::string::npos) << "no progress line when stderr is not a terminal";
+}
+
+TEST(Cli, OutOptionChoosesTheFolder) {
+  test::TempDir dir;
+  test::write_file(dir / "trace.csv", test::cyclic_csv(2, 2, 10));
+  test::write_file(dir / "s.yaml", "workload: {trace: trace.csv}\ncache: {capacity: 10B}\npolicies: [lru]\n");
+  const Outcome o = run_flashsim(dir.path(), "run s.yaml --out there");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_TRUE(std::filesystem::exists(dir / "there/results.h5"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "there/summary.json"));
+}
+
+TEST(Cli, BadInputExitsTwoAndWritesNothing) {
+  test::TempDir dir;
+  test::write_file(dir / "trace.csv", test::cyclic_csv(2, 2, 10));
+  test::write_file(dir / "s.yaml", "workload: {trace: trace.csv}\ncache: {capacity: 10 bytes}\npolicies: [lru]\n");
+  Outcome o = run_flashsim(dir.path(), "run s.yaml");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("s.yaml:2:19: key 'cache.capacity'"), std::string::npos) << o.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "flashsim-results"));
+
+  o = run_flashsim(dir.path(), "run missing.yaml");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("missing.yaml: cannot open file"), std::string::npos) << o.err;
+  o = run_flashsim(dir.path(), "run s.yaml --jobs many");
+  EXPECT_EQ(o.code, 2);
+  o = run_flashsim(dir.path(), "frobnicate");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("unknown command 'frobnicate'"), std::string::npos);
+}
+
+TEST(Cli, PrintScenarioShowsDefaults) {
+  test::TempDir dir;
+  test::write_file(dir / "trace.csv", test::cyclic_csv(2, 2, 10));
+  test::write_file(dir / "s.yaml", "workload: {trace: trace.csv}\ncache: {capacity: 10B}\npolicies: [mlru]\n");
+  const Outcome o = run_flashsim(dir.path(), "run s.yaml --print-scenario");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("miss_penalty: 142ns"), std::string::npos) << o.out;  // seed-defaults
+  EXPECT_NE(o.out.find("age_window: 500ms"), std::string::npos) << o.out;
+  EXPECT_FALSE(std::filesystem::exists(dir / "flashsim-results"));
+}
+
+TEST(Cli, PoliciesListsParams) {
+  test::TempDir dir;
+  const Outcome o = run_flashsim(dir.path(), "policies");
+  ASSERT_EQ(o.code, 0) << o.err;
+  for (const char* name : {"lru", "arc", "s3fifo", "belady", "mlru", "age_window", "reading"}) {
+    EXPECT_NE(o.out.find(name), std::string::npos) << name;
+  }
+  const Outcome one = run_flashsim(dir.path(), "policies mlru --all");
+  EXPECT_EQ(one.code, 0);
+  EXPECT_EQ(one.out.find("  lru —"), std::string::npos);
+  EXPECT_NE(one.out.find("slot allocators"), std::string::npos);
+  EXPECT_EQ(run_flashsim(dir.path(), "policies nosuch").code, 2);
+  const Outcome v = run_flashsim(dir.path(), "--version");
+  EXPECT_EQ(v.code, 0);
+  EXPECT_EQ(v.out.rfind("flashsim ", 0), 0u) << v.out;
+}
+
+TEST(Cli, EmbeddedDefaultScenario) {
+  // The default scenario always parses; it runs when its trace was embedded
+  // (scenarios/data/llama-2048x22.* at build time).
+  const ScenarioDocument doc = ScenarioDocument::builtin_default();
+  EXPECT_EQ(doc.points().size(), 3u);
+  test::TempDir dir;
+  const Outcome o = run_flashsim(dir.path(), "run");
+  if (find_embedded_data("llama-2048x22") == nullptr) {
+    EXPECT_EQ(o.code, 2);
+    EXPECT_NE(o.err.find("no built-in trace 'llama-2048x22'"), std::string::npos) << o.err;
+    // The default must be self-contained: in CI a missing trace is a defect.
+    if (test::running_in_ci()) FAIL() << "scenarios/data/llama-2048x22.* was not embedded";
+    GTEST_SKIP() << "scenarios/data/llama-2048x22.* not embedded in this build";
+  }
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("embedded default scenario"), std::string::npos);
+  EXPECT_NE(o.out.find("results: flashsim-results/default/results.h5"), std::string::npos) << o.out;
+  // The cyclic scan's closed forms (see RunnerTest.RecordedH200TraceClosedForms).
+  const auto j = nlohmann::json::parse(test::read_file(dir / "flashsim-results/default/summary.json"));
+  for (const auto& run : j["runs"]) {
+    const double f = run["capacity_bytes"].get<double>() / run["footprint_bytes"].get<double>();
+    if (run["policy"] == "lru") {
+      EXPECT_EQ(run["hits"], 0) << f;
+    }
+    if (run["policy"] == "belady") {
+      EXPECT_NEAR(run["hit_ratio_by_byte"].get<double>(), f * 7 / 8, 0.03) << f;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace flashsim

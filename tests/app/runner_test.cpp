@@ -1,0 +1,247 @@
+// The scenario runner: footprint-relative capacities, run order and
+// determinism whatever the thread count, error propagation, and end-to-end
+// runs of the real engines against closed forms.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "sim/results/results_writer.h"
+#include "sim/run/scenario_runner.h"
+#include "sim/run/trace_provider.h"
+#include "traces/trace_formats.h"
+#include "tests/app/app_test_util.h"
+#include "tests/support/shared_data.h"
+#include "tests/support/temp_dir.h"
+
+namespace flashsim {
+namespace {
+
+using test::error_of;
+
+class RunnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // 3 blocks of 1000 B, 4 cycles: 12 accesses, footprint 3000 B.
+    test::write_file(dir_ / "trace.csv", test::cyclic_csv(3, 4, 1000));
+  }
+  ScenarioDocument load(const std::string& text, const std::vector<Override>& overrides = {}) {
+    test::write_file(dir_ / "s.yaml", text);
+    return ScenarioDocument::from_file(dir_ / "s.yaml", overrides);
+  }
+  test::TempDir dir_;
+};
+
+// miss: 100 ns penalty + 1000 ns link latency + 1000 B at 1 GB/s (1000 ns) = 2100 ns
+// to arrival, + 50 ns hit latency; hit: 50 ns.
+constexpr const char* kClosedForm =
+    "name: closed-form\n"
+    "hardware:\n"
+    "  miss_penalty: 100ns\n"
+    "  tiers:\n"
+    "    - {name: hbm, hit_latency: 50ns}\n"
+    "    - {name: host, link: {latency: 1us, bandwidth: 1GB/s}}\n"
+    "workload: {trace: trace.csv}\n"
+    "cache: {capacity: 3000B}\n"
+    "policies: [lru, belady]\n"
+    "outputs: {window: 0ns}\n";
+
+TEST_F(RunnerTest, FootprintIsTheSumOfDistinctBlockSizes) {
+  WorkloadSpec w;
+  w.path = dir_ / "trace.csv";
+  w.trace = w.path.string();
+  w.format = "csv";
+  TraceProvider provider(w);
+  EXPECT_TRUE(provider.in_memory());
+  const TraceFootprint f = provider.footprint();
+  EXPECT_EQ(f.bytes, 3000u);
+  EXPECT_EQ(f.blocks, 3u);
+  EXPECT_EQ(f.records, 12u);
+  // A streamed provider (memory limit below the trace) gives the same.
+  TraceProvider streamed(w, 5);
+  EXPECT_FALSE(streamed.in_memory());
+  EXPECT_EQ(streamed.footprint().bytes, 3000u);
+}
+
+TEST_F(RunnerTest, EventEngineMatchesClosedForms) {
+  const ScenarioResults r = run_scenario(load(kClosedForm), RunnerOptions{});
+  ASSERT_EQ(r.runs.size(), 2u);
+  const RunMetrics& lru = r.runs[0].result.metrics;
+  // Everything fits: 3 cold misses, then 9 hits.
+  EXPECT_EQ(lru.total.accesses, 12u);
+  EXPECT_EQ(lru.total.hits, 9u);
+  EXPECT_EQ(lru.total.misses, 3u);
+  EXPECT_EQ(lru.total.bytes_fetched, 3000u);
+  EXPECT_EQ(lru.total.stall_ns, 3 * 2100);
+  EXPECT_EQ(lru.simulated_ns, 3 * 2150 + 9 * 50);  // closed loop, no gap
+  EXPECT_EQ(lru.latency.max_ns(), 2150);
+  EXPECT_EQ(r.runs[0].capacity_bytes, 3000u);
+  EXPECT_EQ(r.runs[0].decision_clock, "trace");
+}
+
+TEST_F(RunnerTest, CyclicScanAtTwoThirdsOfTheFootprint) {
+  // Capacity for 2 of the 3 blocks: LRU never hits a cyclic scan; Belady
+  // (furthest next use) hits 5 of 12 (hand-worked: misses at 0,1,2,4,6,8,10).
+  const ScenarioResults r =
+      run_scenario(load(kClosedForm, {parse_override("cache.capacity=66.7%")}), RunnerOptions{});
+  ASSERT_EQ(r.runs.size(), 2u);
+  EXPECT_EQ(r.runs[0].capacity_bytes, 2001u);  // floor(0.667 × 3000)
+  EXPECT_EQ(r.runs[0].footprint_bytes, 3000u);
+  EXPECT_EQ(r.runs[0].result.metrics.total.hits, 0u);
+  EXPECT_EQ(r.runs[0].result.metrics.simulated_ns, 12 * 2150);
+  EXPECT_EQ(r.runs[1].policy, "belady");
+  EXPECT_EQ(r.runs[1].result.metrics.total.hits, 5u);
+  EXPECT_EQ(r.runs[1].result.metrics.total.misses, 7u);
+}
+
+TEST_F(RunnerTest, CacheOnlyEngineCountsTheSame) {
+  const ScenarioResults r = run_scenario(
+      load(kClosedForm, {parse_override("engine=cache_only"), parse_override("cache.capacity=2000B")}), RunnerOptions{});
+  ASSERT_EQ(r.runs.size(), 2u);
+  EXPECT_EQ(r.runs[0].engine, "cache_only");
+  EXPECT_EQ(r.runs[0].result.metrics.total.hits, 0u);
+  EXPECT_EQ(r.runs[1].result.metrics.total.hits, 5u);
+  EXPECT_EQ(r.runs[1].result.metrics.simulated_ns, 0);
+}
+
+TEST_F(RunnerTest, ResultsAreIndependentOfThreadCount) {
+  const ScenarioDocument doc = load(
+      "workload: {trace: trace.csv}\n"
+      "cache: {capacity: 1000B}\n"
+      "policies: [lru, fifo, {impl: mlru, history: 3}]\n"
+      "sweep:\n"
+      "  cache.capacity: [10%, 50%, 100%]\n"
+      "  seed: [1, 2]\n");
+  // A stand-in engine whose runs finish in scrambled order.
+  auto engine = [](ITraceSource& trace, const EngineConfig& c, EngineKind) {
+    EngineResult r;
+    std::vector<AccessRecord> buffer(64);
+    while (const std::size_t n = trace.read(buffer)) r.metrics.total.accesses += n;
+    r.metrics.total.hits = c.cache.capacity_bytes / 100 + c.cache.eviction.impl.size();
+    std::this_thread::sleep_for(std::chrono::microseconds((c.cache.capacity_bytes * 7919) % 3000));
+    return r;
+  };
+  RunnerOptions one;
+  one.jobs = 1;
+  one.engine = engine;
+  RunnerOptions many = one;
+  many.jobs = 4;
+  std::ostringstream progress;
+  many.progress = &progress;
+  const ScenarioResults a = run_scenario(doc, one);
+  const ScenarioResults b = run_scenario(doc, many);
+  ASSERT_EQ(a.runs.size(), 18u);  // 3 capacities × 2 seeds × 3 policies
+  const auto ja = nlohmann::json::parse(summary_json_text(a));
+  const auto jb = nlohmann::json::parse(summary_json_text(b));
+  EXPECT_EQ(ja["runs"], jb["runs"]);
+  // Run order: point-major, then policy.
+  EXPECT_EQ(a.runs[4].point_label, "cache.capacity=10% seed=2");
+  EXPECT_EQ(a.runs[4].policy, "fifo");
+  EXPECT_EQ(a.runs[4].seed, 2u);
+  EXPECT_EQ(a.runs[17].capacity_bytes, 3000u);
+  EXPECT_EQ(a.runs[17].result.metrics.total.hits, 30u + 4u);
+  EXPECT_EQ(a.runs[17].result.metrics.total.accesses, 12u);
+  // One progress line per run, ending with [18/18].
+  const std::string p = progress.str();
+  std::size_t lines = 0;
+  for (std::size_t at = p.find("\r\x1b[K["); at != std::string::npos; at = p.find("\r\x1b[K[", at + 1)) ++lines;
+  EXPECT_EQ(lines, 18u);
+  EXPECT_NE(p.find("[18/18] "), std::string::npos);
+}
+
+TEST_F(RunnerTest, TheFirstFailingRunsErrorIsThrown) {
+  const ScenarioDocument doc =
+      load("workload: {trace: trace.csv}\ncache: {capacity: 1000B}\npolicies: [lru, fifo, arc]\n");
+  RunnerOptions options;
+  options.jobs = 3;
+  options.engine = [](ITraceSource&, const EngineConfig& c, EngineKind) -> EngineResult {
+    if (c.cache.eviction.impl != "lru") throw InputError("bad run " + c.cache.eviction.impl);
+    return {};
+  };
+  EXPECT_EQ(error_of<InputError>([&] { run_scenario(doc, options); }), "bad run fifo");
+}
+
+TEST_F(RunnerTest, EveryPointIsValidatedBeforeAnyRun) {
+  const ScenarioDocument doc = load(
+      "workload: {trace: trace.csv}\ncache: {capacity: 1000B}\npolicies: [lru]\n"
+      "sweep: {policies.0.impl: [lru, nosuch]}\n");
+  int runs = 0;
+  RunnerOptions options;
+  options.engine = [&](ITraceSource&, const EngineConfig&, EngineKind) {
+    ++runs;
+    return EngineResult{};
+  };
+  EXPECT_THROW(run_scenario(doc, options), UnknownNameError);
+  EXPECT_EQ(runs, 0);
+}
+
+TEST_F(RunnerTest, ZeroByteShareIsAnError) {
+  const std::string msg = error_of<InputError>(
+      [&] { run_scenario(load(kClosedForm, {parse_override("cache.capacity=0.01%")}), RunnerOptions{}); });
+  EXPECT_NE(msg.find("is 0 bytes"), std::string::npos) << msg;
+}
+
+TEST_F(RunnerTest, Hdf5TracesStreamInConcurrentRuns) {
+  // The same trace as canonical HDF5, read by four runs at once.
+  {
+    std::unique_ptr<ITraceSource> csv = open_trace(dir_ / "trace.csv");
+    std::unique_ptr<ITraceSink> sink = create_trace_sink(dir_ / "trace.h5", csv->meta());
+    EXPECT_EQ(copy_trace(*csv, *sink), 12u);
+  }
+  RunnerOptions options;
+  options.jobs = 4;
+  const ScenarioResults r = run_scenario(
+      load(kClosedForm, {parse_override("workload.trace=trace.h5"), parse_override("policies=[lru, belady, lru, belady]"),
+                         parse_override("cache.capacity=2000B")}),
+      options);
+  ASSERT_EQ(r.runs.size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(r.runs[i].result.metrics.total.accesses, 12u);
+    EXPECT_EQ(r.runs[i].result.metrics.total.hits, i % 2 == 0 ? 0u : 5u) << i;
+  }
+}
+
+TEST_F(RunnerTest, TimeSeriesWindowsReachTheResults) {
+  const ScenarioResults r =
+      run_scenario(load(kClosedForm, {parse_override("outputs.window=5us")}), RunnerOptions{});
+  const RunMetrics& m = r.runs[0].result.metrics;
+  EXPECT_EQ(m.window_ns, 5000);
+  ASSERT_EQ(m.windows.size(), 2u);  // 6900 ns of simulated time
+  std::uint64_t accesses = 0;
+  for (const auto& w : m.windows) accesses += w.counters.accesses;
+  EXPECT_EQ(accesses, 12u);
+}
+
+TEST_F(RunnerTest, RecordedH200TraceClosedForms) {
+  // The recorded trace is a cyclic scan: 8 forward passes over the same 201
+  // weight blocks (footprint F = 2.2 GB). LRU at capacity f·F < F never hits
+  // (every block's reuse distance is the whole model). Belady misses the
+  // cold first pass and then keeps about f of the bytes of each later pass:
+  // hit ratio by byte ≈ f · 7/8.
+  FLASHSIM_REQUIRE_SHARED(trace, "traces/torch-offload-h200/llama-2048x22.trace.json.gz");
+  RunnerOptions options;
+  options.jobs = 2;
+  const ScenarioResults r = run_scenario(
+      load("workload: {trace: '" + trace.string() + "'}\n"
+           "hardware: {profile: h200}\n"
+           "cache: {capacity: 50%}\n"
+           "policies: [lru, belady]\n"
+           "engine: cache_only\n"
+           "sweep: {cache.capacity: [25%, 50%, 75%]}\n"),
+      options);
+  ASSERT_EQ(r.runs.size(), 6u);
+  const double f[] = {0.25, 0.5, 0.75};
+  for (std::size_t p = 0; p < 3; ++p) {
+    const RunResult& lru = r.runs[2 * p];
+    const RunResult& opt = r.runs[2 * p + 1];
+    EXPECT_EQ(lru.footprint_bytes, 2'200'096'768u);  // the model's bf16 bytes (the trace's summary.json)
+    EXPECT_EQ(lru.result.metrics.total.accesses, 1608u);
+    EXPECT_EQ(lru.result.metrics.total.hits, 0u) << f[p];
+    EXPECT_NEAR(opt.result.metrics.total.hit_ratio_by_byte(), f[p] * 7.0 / 8.0, 0.03) << f[p];
+  }
+}
+
+}  // namespace
+}  // namespace flashsim
