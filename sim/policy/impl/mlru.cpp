@@ -163,7 +163,11 @@ class MlruPolicy final : public IEvictionPolicy {
       // Within a group the first allowed block from the oldest end is the
       // group's best allowed candidate.
       for (const MlruHead& h : heads_) {
-        BlockIndex b = h.block;
+        if (filter.allows(h.block)) {
+          consider(h.block, h.t_last_ns, h.touch, h.factor, h.offset_ns);
+          continue;
+        }
+        BlockIndex b = IntrusiveList::toward_front(blocks_, h.block);
         while (b != kNoBlock && !filter.allows(b)) b = IntrusiveList::toward_front(blocks_, b);
         if (b != kNoBlock) consider(b, blocks_[b].t_last_ns, blocks_[b].touch, h.factor, h.offset_ns);
       }
