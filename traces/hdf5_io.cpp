@@ -194,7 +194,11 @@ std::vector<std::string> read_strings(hid_t dataset, hsize_t n) {
     check_status(H5Dread(dataset, type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()), "H5Dread");
     for (hsize_t i = 0; i < n; ++i) out[i] = pointers[i] != nullptr ? pointers[i] : "";
     Handle space(check_id(H5Dget_space(dataset), "H5Dget_space"), H5Sclose);
+#if H5_VERSION_GE(1, 12, 0)
+    H5Treclaim(type.get(), space.get(), H5P_DEFAULT, pointers.data());
+#else
     H5Dvlen_reclaim(type.get(), space.get(), H5P_DEFAULT, pointers.data());
+#endif
   } else {
     const std::size_t size = H5Tget_size(file_type.get());
     std::vector<char> buffer(size * n);

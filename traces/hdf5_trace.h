@@ -50,6 +50,7 @@ struct Hdf5WriteOptions {
 /// appended by extending the datasets. The file is built as
 /// `<path>.tmp-XXXXXX` and renamed onto `path` by finish(); destroying the
 /// writer without finish() removes the temp file, leaving `path` untouched.
+/// Records are written as given; readers validate them (RecordValidator).
 class Hdf5TraceWriter final : public ITraceSink {
  public:
   /// `meta`: source, has_next_use and catalog are written; record_count is

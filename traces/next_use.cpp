@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "absl/container/flat_hash_map.h"
+#include "sim/core/hash_map.h"
 #include "sim/core/errors.h"
 #include "traces/atomic_file.h"
 #include "traces/hdf5_io.h"
@@ -20,7 +20,7 @@ std::vector<std::uint64_t> next_use_in_memory(ITraceSource& source) {
   }
   source.rewind();
   std::vector<std::uint64_t> next(ids.size(), kNeverAccessedAgain);
-  absl::flat_hash_map<BlockId, std::uint64_t> seen;
+  HashMap<BlockId, std::uint64_t> seen;
   for (std::size_t i = ids.size(); i-- > 0;) {
     auto [it, inserted] = seen.try_emplace(ids[i], i);
     if (!inserted) {
@@ -52,7 +52,7 @@ void add_next_use(const std::filesystem::path& in_h5, const std::filesystem::pat
     h5::set_length(next_ds.get(), count);
     std::vector<BlockId> block(window);
     std::vector<std::uint64_t> next(window);
-    absl::flat_hash_map<BlockId, std::uint64_t> seen;
+    HashMap<BlockId, std::uint64_t> seen;
     std::uint64_t end = count;
     while (end > 0) {
       const std::uint64_t begin = (end - 1) / window * window;

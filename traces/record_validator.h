@@ -7,7 +7,7 @@
 #include <limits>
 #include <string>
 
-#include "absl/container/flat_hash_map.h"
+#include "sim/core/hash_map.h"
 #include "traces/access_record.h"
 
 namespace flashsim {
@@ -48,7 +48,7 @@ class RecordValidator {
   std::string check_slow(const AccessRecord& record);
 
   std::array<Nanoseconds, kDirectStreams> direct_ = make_unseen();
-  absl::flat_hash_map<std::uint32_t, Nanoseconds> last_time_ns_;  // streams >= kDirectStreams
+  HashMap<std::uint32_t, Nanoseconds> last_time_ns_;  // streams >= kDirectStreams
 
   static std::array<Nanoseconds, kDirectStreams> make_unseen() {
     std::array<Nanoseconds, kDirectStreams> a;

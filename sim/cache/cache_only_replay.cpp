@@ -41,8 +41,7 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
+#include "sim/core/hash_map.h"
 #include "sim/core/errors.h"
 #include "sim/engine/engine.h"
 #include "sim/policy/i_eviction_policy.h"
@@ -58,7 +57,7 @@ constexpr std::size_t kPrefetchAhead = 8;
 
 /// The ids CacheConfig::pinned names, resolved through the catalog.
 struct PinnedSet {
-  absl::flat_hash_set<BlockId> ids;
+  HashSet<BlockId> ids;
   ByteCount catalog_bytes = 0;  ///< catalog sizes of the pinned blocks found in the catalog
 };
 
@@ -74,7 +73,7 @@ PinnedSet resolve_pins(const PinSpec& spec, const TraceMeta& meta) {
     const bool by_kind = std::find(spec.kinds.begin(), spec.kinds.end(), e.kind) != spec.kinds.end();
     if (by_layer || by_kind) out.ids.insert(e.id);
   }
-  absl::flat_hash_set<BlockId> counted;
+  HashSet<BlockId> counted;
   for (const BlockCatalogEntry& e : meta.catalog) {
     if (out.ids.contains(e.id) && counted.insert(e.id).second) out.catalog_bytes += e.bytes;
   }
@@ -133,7 +132,7 @@ class BlockNumbering {
 
   const PinnedSet& pins_;
   BlockIndex* direct_;
-  absl::flat_hash_map<BlockId, BlockIndex> ids_;
+  HashMap<BlockId, BlockIndex> ids_;
   std::vector<BlockSlot> slots_;
 };
 

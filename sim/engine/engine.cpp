@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
+#include "sim/core/hash_map.h"
 #include "sim/cache/fast_tier.h"
 #include "sim/core/errors.h"
 #include "sim/engine/engine_detail.h"
@@ -71,7 +71,7 @@ struct Fetch {
 };
 
 struct PinnedIds {
-  absl::flat_hash_set<BlockId> ids;
+  HashSet<BlockId> ids;
   ByteCount catalog_bytes = 0;
 };
 
@@ -88,7 +88,7 @@ PinnedIds resolve_pins(const PinSpec& spec, const TraceMeta& meta) {
     const bool by_kind = std::find(spec.kinds.begin(), spec.kinds.end(), e.kind) != spec.kinds.end();
     if (by_layer || by_kind) out.ids.insert(e.id);
   }
-  absl::flat_hash_set<BlockId> counted;
+  HashSet<BlockId> counted;
   for (const BlockCatalogEntry& e : meta.catalog) {
     if (out.ids.contains(e.id) && counted.insert(e.id).second) out.catalog_bytes += e.bytes;
   }

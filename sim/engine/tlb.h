@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
+#include "sim/core/hash_map.h"
 #include "sim/engine/hardware_profile.h"
 
 namespace flashsim {
@@ -34,7 +34,7 @@ class Tlb {
 
   TlbSpec spec_;
   std::size_t capacity_;
-  absl::flat_hash_map<std::uint64_t, std::uint32_t> slot_of_page_;
+  HashMap<std::uint64_t, std::uint32_t> slot_of_page_;
   std::vector<std::uint64_t> page_;  // per slot
   std::vector<std::uint32_t> prev_, next_;
   std::uint32_t head_ = kNone, tail_ = kNone;  // head = most recently used

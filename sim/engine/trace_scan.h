@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
+#include "sim/core/hash_map.h"
 #include "traces/trace_source.h"
 
 namespace flashsim {
@@ -37,7 +37,7 @@ class BlockNumbering {
   BlockIndex index_slow(BlockId id, bool* added);
 
   std::vector<BlockIndex> direct_;  // id -> index, kNone = not numbered
-  absl::flat_hash_map<BlockId, BlockIndex> map_;
+  HashMap<BlockId, BlockIndex> map_;
   std::size_t count_ = 0;
 };
 
@@ -58,7 +58,7 @@ class StreamNumbering {
 
  private:
   std::vector<std::uint32_t> direct_;
-  absl::flat_hash_map<std::uint32_t, std::uint32_t> map_;
+  HashMap<std::uint32_t, std::uint32_t> map_;
   std::uint32_t count_ = 0;
 };
 

@@ -8,7 +8,8 @@
 #include <fstream>
 #include <system_error>
 
-#include "absl/container/flat_hash_map.h"
+#include "sim/core/hash_map.h"
+#include "traces/prefetching_trace_source.h"
 #include "sim/core/errors.h"
 #include "sim/scenario/embedded_files.h"
 #include "traces/trace_formats.h"
@@ -93,7 +94,7 @@ std::filesystem::path make_temp_dir() {
 
 TraceFootprint measure_footprint(ITraceSource& source) {
   source.rewind();
-  absl::flat_hash_map<BlockId, ByteCount> sizes;
+  HashMap<BlockId, ByteCount> sizes;
   std::vector<AccessRecord> buffer(kChunk);
   TraceFootprint f;
   while (const std::size_t n = source.read(buffer)) {
@@ -154,8 +155,12 @@ TraceProvider::~TraceProvider() {
 
 std::unique_ptr<ITraceSource> TraceProvider::open() const {
   if (records_) return std::make_unique<SharedMemorySource>(meta_, records_);
-  if (workload_.format == "hdf5") return std::make_unique<LockedSource>(path_, workload_.format, workload_.import_options);
-  return open_trace(path_, workload_.format, workload_.import_options);
+  // Streamed traces decode one chunk ahead on a second thread.
+  if (workload_.format == "hdf5") {
+    return std::make_unique<PrefetchingTraceSource>(
+        std::make_unique<LockedSource>(path_, workload_.format, workload_.import_options));
+  }
+  return std::make_unique<PrefetchingTraceSource>(open_trace(path_, workload_.format, workload_.import_options));
 }
 
 TraceFootprint TraceProvider::footprint() const {

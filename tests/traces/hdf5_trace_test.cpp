@@ -8,6 +8,7 @@
 #include "tests/traces/trace_test_util.h"
 #include "traces/hdf5_io.h"
 #include "traces/hdf5_trace.h"
+#include "traces/trace_formats.h"
 
 namespace flashsim {
 namespace {
@@ -228,6 +229,13 @@ TEST_F(CorruptHdf5, ZeroBytesAtARecord) {
   }
   Hdf5TraceSource src(path(), 50);
   EXPECT_INPUT_ERROR(test::read_all(src), path().string(), "record 123", "bytes == 0");
+  // Converting it fails midway and leaves neither output nor temp file.
+  for (const char* out : {"out.h5", "out.csv"}) {
+    auto sink = create_trace_sink(dir_ / out, src.meta());
+    EXPECT_INPUT_ERROR(copy_trace(src, *sink, 16), "record 123");
+    sink.reset();
+    EXPECT_EQ(test::listing(dir_.path()), std::set<std::string>{"bad.h5"});
+  }
 }
 
 TEST_F(CorruptHdf5, TimeGoingBackwardsInAStream) {

@@ -18,6 +18,7 @@
 #include "sim/core/unit_parse.h"
 #include "sim/engine/engine.h"
 #include "traces/hdf5_trace.h"
+#include "traces/prefetching_trace_source.h"
 
 namespace {
 
@@ -56,7 +57,8 @@ int main(int argc, char** argv) {
     cache.eviction.impl = argv[3];
     cache.capacity_bytes = flashsim::parse_bytes(argv[4]);
     const auto start = std::chrono::steady_clock::now();
-    flashsim::Hdf5TraceSource trace(argv[2]);
+    // Decoding overlaps the replay on a second thread, as in `flashsim run`.
+    flashsim::PrefetchingTraceSource trace(std::make_unique<flashsim::Hdf5TraceSource>(argv[2]));
     std::uint64_t accesses = 0, hits = 0, events = 0;
     if (mode == "cache") {
       const auto m = flashsim::run_cache_only(trace, cache);

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
+#include "sim/core/hash_map.h"
 #include "sim/core/units.h"
 
 namespace flashsim {
@@ -50,7 +50,7 @@ class StackDistanceTracker {
   Node prefix(std::size_t slot) const;  ///< sums over slots [0, slot]
   void compress();
 
-  absl::flat_hash_map<std::uint64_t, std::uint32_t> index_of_;
+  HashMap<std::uint64_t, std::uint32_t> index_of_;
   std::vector<std::uint64_t> last_slot_;   // per dense block
   std::vector<ByteCount> size_;            // per dense block, latest access's bytes
   std::vector<Node> tree_;                 // Fenwick, 1-based, size capacity + 1

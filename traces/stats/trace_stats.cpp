@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <bit>
 
-#include "absl/container/flat_hash_map.h"
+#include "sim/core/hash_map.h"
 #include "traces/stats/stack_distance.h"
 
 namespace flashsim {
@@ -27,7 +27,7 @@ struct Footprint {
 
 Footprint footprint_pass(ITraceSource& source) {
   source.rewind();
-  absl::flat_hash_map<BlockId, ByteCount> size;
+  HashMap<BlockId, ByteCount> size;
   std::vector<AccessRecord> buffer(kChunk);
   while (const std::size_t n = source.read(buffer)) {
     for (std::size_t i = 0; i < n; ++i) {

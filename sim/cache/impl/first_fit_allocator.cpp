@@ -16,7 +16,7 @@
 #include <memory>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
+#include "sim/core/hash_map.h"
 #include "sim/cache/i_slot_allocator.h"
 #include "sim/core/errors.h"
 
@@ -97,7 +97,7 @@ class FirstFitAllocator final : public ISlotAllocator {
   ByteCount alignment_;
   ByteCount reserved_ = 0;
   std::vector<Extent> free_;                         // address-ordered, coalesced
-  absl::flat_hash_map<ByteCount, ByteCount> live_;  // offset -> reserved bytes
+  HashMap<ByteCount, ByteCount> live_;  // offset -> reserved bytes
 };
 
 }  // namespace

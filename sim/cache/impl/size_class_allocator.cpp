@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
+#include "sim/core/hash_map.h"
 #include "sim/cache/i_slot_allocator.h"
 #include "sim/core/errors.h"
 #include "sim/core/unit_parse.h"
@@ -92,7 +92,7 @@ class SizeClassAllocator final : public ISlotAllocator {
   ByteCount capacity_;
   std::vector<ByteCount> classes_;               // ascending slot sizes, each <= capacity
   std::vector<std::vector<ByteCount>> free_;     // per class: offsets of free slots (LIFO)
-  absl::flat_hash_map<ByteCount, std::uint32_t> live_;  // offset -> class
+  HashMap<ByteCount, std::uint32_t> live_;  // offset -> class
   ByteCount top_ = 0;                            // region below is carved
   ByteCount reserved_ = 0;
 };
