@@ -214,34 +214,5 @@ TEST_F(RunnerTest, TimeSeriesWindowsReachTheResults) {
   EXPECT_EQ(accesses, 12u);
 }
 
-TEST_F(RunnerTest, RecordedH200TraceClosedForms) {
-  // The recorded trace is a cyclic scan: 8 forward passes over the same 201
-  // weight blocks (footprint F = 2.2 GB). LRU at capacity f·F < F never hits
-  // (every block's reuse distance is the whole model). Belady misses the
-  // cold first pass and then keeps about f of the bytes of each later pass:
-  // hit ratio by byte ≈ f · 7/8.
-  FLASHSIM_REQUIRE_SHARED(trace, "traces/torch-offload-h200/llama-2048x22.trace.json.gz");
-  RunnerOptions options;
-  options.jobs = 2;
-  const ScenarioResults r = run_scenario(
-      load("workload: {trace: '" + trace.string() + "'}\n"
-           "hardware: {profile: h200}\n"
-           "cache: {capacity: 50%}\n"
-           "policies: [lru, belady]\n"
-           "engine: cache_only\n"
-           "sweep: {cache.capacity: [25%, 50%, 75%]}\n"),
-      options);
-  ASSERT_EQ(r.runs.size(), 6u);
-  const double f[] = {0.25, 0.5, 0.75};
-  for (std::size_t p = 0; p < 3; ++p) {
-    const RunResult& lru = r.runs[2 * p];
-    const RunResult& opt = r.runs[2 * p + 1];
-    EXPECT_EQ(lru.footprint_bytes, 2'200'096'768u);  // the model's bf16 bytes (the trace's summary.json)
-    EXPECT_EQ(lru.result.metrics.total.accesses, 1608u);
-    EXPECT_EQ(lru.result.metrics.total.hits, 0u) << f[p];
-    EXPECT_NEAR(opt.result.metrics.total.hit_ratio_by_byte(), f[p] * 7.0 / 8.0, 0.03) << f[p];
-  }
-}
-
 }  // namespace
 }  // namespace flashsim
