@@ -41,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/cache/pinning.h"
 #include "sim/core/hash_map.h"
 #include "sim/core/errors.h"
 #include "sim/engine/engine.h"
@@ -55,30 +56,6 @@ constexpr std::size_t kChunkRecords = 4 * 1024;
 // How many records ahead the replay prefetches a block's slot.
 constexpr std::size_t kPrefetchAhead = 8;
 
-/// The ids CacheConfig::pinned names, resolved through the catalog.
-struct PinnedSet {
-  HashSet<BlockId> ids;
-  ByteCount catalog_bytes = 0;  ///< catalog sizes of the pinned blocks found in the catalog
-};
-
-PinnedSet resolve_pins(const PinSpec& spec, const TraceMeta& meta) {
-  PinnedSet out;
-  out.ids.insert(spec.blocks.begin(), spec.blocks.end());
-  if ((!spec.layers.empty() || !spec.kinds.empty()) && meta.catalog.empty()) {
-    throw InputError("cache.pinned: pinning by layer or kind needs the trace's block catalog, and trace '" +
-                     meta.source + "' has none");
-  }
-  for (const BlockCatalogEntry& e : meta.catalog) {
-    const bool by_layer = std::find(spec.layers.begin(), spec.layers.end(), e.layer) != spec.layers.end();
-    const bool by_kind = std::find(spec.kinds.begin(), spec.kinds.end(), e.kind) != spec.kinds.end();
-    if (by_layer || by_kind) out.ids.insert(e.id);
-  }
-  HashSet<BlockId> counted;
-  for (const BlockCatalogEntry& e : meta.catalog) {
-    if (out.ids.contains(e.id) && counted.insert(e.id).second) out.catalog_bytes += e.bytes;
-  }
-  return out;
-}
 
 /// The driver's state of one block in 8 bytes (so that the table stays
 /// small in cache): resident bytes (0 = absent) and the pinned bit.
@@ -165,12 +142,7 @@ std::vector<std::uint64_t> compute_next_use(ITraceSource& trace, BlockNumbering&
 RunMetrics run_cache_only(ITraceSource& trace, const CacheConfig& cache) {
   const TraceMeta& meta = trace.meta();
   if (cache.capacity_bytes == 0) throw InputError("cache.capacity_bytes must be > 0");
-  const PinnedSet pins = resolve_pins(cache.pinned, meta);
-  if (pins.catalog_bytes > cache.capacity_bytes) {
-    throw InputError("cache.pinned: the pinned blocks need " + std::to_string(pins.catalog_bytes) +
-                     " bytes by the catalog, more than cache.capacity_bytes = " +
-                     std::to_string(cache.capacity_bytes));
-  }
+  const PinnedSet pins = resolve_pins(cache.pinned, meta, cache.capacity_bytes);
 
   PolicyContext context;
   context.capacity_bytes = cache.capacity_bytes - pins.catalog_bytes;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/cache/pinning.h"
 #include "sim/core/hash_map.h"
 #include "sim/cache/fast_tier.h"
 #include "sim/core/errors.h"
@@ -70,30 +71,6 @@ struct Fetch {
   std::uint32_t next_free = kNone;
 };
 
-struct PinnedIds {
-  HashSet<BlockId> ids;
-  ByteCount catalog_bytes = 0;
-};
-
-// Same rules as run_cache_only (sim/cache/cache_only_replay.cpp).
-PinnedIds resolve_pins(const PinSpec& spec, const TraceMeta& meta) {
-  PinnedIds out;
-  out.ids.insert(spec.blocks.begin(), spec.blocks.end());
-  if ((!spec.layers.empty() || !spec.kinds.empty()) && meta.catalog.empty()) {
-    throw InputError("cache.pinned: pinning by layer or kind needs the trace's block catalog, and trace '" +
-                     meta.source + "' has none");
-  }
-  for (const BlockCatalogEntry& e : meta.catalog) {
-    const bool by_layer = std::find(spec.layers.begin(), spec.layers.end(), e.layer) != spec.layers.end();
-    const bool by_kind = std::find(spec.kinds.begin(), spec.kinds.end(), e.kind) != spec.kinds.end();
-    if (by_layer || by_kind) out.ids.insert(e.id);
-  }
-  HashSet<BlockId> counted;
-  for (const BlockCatalogEntry& e : meta.catalog) {
-    if (out.ids.contains(e.id) && counted.insert(e.id).second) out.catalog_bytes += e.bytes;
-  }
-  return out;
-}
 
 class EventEngine {
  public:
@@ -148,7 +125,7 @@ class EventEngine {
   std::vector<std::uint64_t> scheduled_generation_;
   Tlb tlb_;
   L2Model l2_;
-  PinnedIds pins_;
+  PinnedSet pins_;
   bool next_use_from_trace_ = false;
 
   TraceScan scan_;
@@ -212,12 +189,7 @@ void EventEngine::validate() const {
 void EventEngine::build_tiers() {
   tier_count_ = hw_.tiers.size();
   const TraceMeta& meta = trace_.meta();
-  pins_ = resolve_pins(config_.cache.pinned, meta);
-  if (pins_.catalog_bytes > config_.cache.capacity_bytes) {
-    throw InputError("cache.pinned: the pinned blocks need " + std::to_string(pins_.catalog_bytes) +
-                     " bytes by the catalog, more than cache.capacity_bytes = " +
-                     std::to_string(config_.cache.capacity_bytes));
-  }
+  pins_ = resolve_pins(config_.cache.pinned, meta, config_.cache.capacity_bytes);
   FastTierSpec fast;
   fast.capacity_bytes = config_.cache.capacity_bytes;
   fast.policy = config_.cache.eviction.impl;

@@ -1,0 +1,34 @@
+#include "sim/cache/pinning.h"
+
+#include <algorithm>
+#include <string>
+
+#include "sim/core/errors.h"
+
+namespace flashsim {
+
+PinnedSet resolve_pins(const PinSpec& spec, const TraceMeta& meta, ByteCount capacity_bytes) {
+  PinnedSet out;
+  out.ids.insert(spec.blocks.begin(), spec.blocks.end());
+  if ((!spec.layers.empty() || !spec.kinds.empty()) && meta.catalog.empty()) {
+    throw InputError("cache.pin: pinning by layer or kind needs the trace's block catalog, and trace '" +
+                     meta.source + "' has none");
+  }
+  for (const BlockCatalogEntry& e : meta.catalog) {
+    const bool by_layer = std::find(spec.layers.begin(), spec.layers.end(), e.layer) != spec.layers.end();
+    const bool by_kind = std::find(spec.kinds.begin(), spec.kinds.end(), e.kind) != spec.kinds.end();
+    if (by_layer || by_kind) out.ids.insert(e.id);
+  }
+  HashSet<BlockId> counted;
+  for (const BlockCatalogEntry& e : meta.catalog) {
+    if (out.ids.contains(e.id) && counted.insert(e.id).second) out.catalog_bytes += e.bytes;
+  }
+  if (out.catalog_bytes > capacity_bytes) {
+    throw InputError("cache.pin: the pinned blocks need " + std::to_string(out.catalog_bytes) +
+                     " bytes by the catalog, more than the fast tier's capacity of " +
+                     std::to_string(capacity_bytes) + " bytes");
+  }
+  return out;
+}
+
+}  // namespace flashsim

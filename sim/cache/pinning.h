@@ -1,0 +1,21 @@
+// Resolving a scenario's pins (by id, layer or kind) into block ids, with
+// the same rules for every driver: the cache-only replay, the event engine
+// and the GPU replay.
+#pragma once
+#include "sim/core/hash_map.h"
+#include "sim/engine/engine.h"
+
+namespace flashsim {
+
+struct PinnedSet {
+  HashSet<BlockId> ids;         ///< every pinned block id
+  ByteCount catalog_bytes = 0;  ///< catalog sizes of the pinned blocks found in the catalog
+};
+
+/// Ids named by `spec.blocks`, plus every catalog entry of `meta` whose layer
+/// or kind `spec` names. Throws InputError when layers or kinds are named
+/// but the trace has no catalog, or when the pinned blocks' catalog bytes
+/// exceed `capacity_bytes` (the fast tier's).
+PinnedSet resolve_pins(const PinSpec& spec, const TraceMeta& meta, ByteCount capacity_bytes);
+
+}  // namespace flashsim
