@@ -20,29 +20,32 @@ std::string_view to_string(ParamType type) {
   return "?";
 }
 
+double parse_param_number(const ParamSpec& spec, std::string_view text) {
+  switch (spec.type) {
+    case ParamType::integer: return static_cast<double>(parse_integer(text));
+    case ParamType::real: return parse_real(text);
+    case ParamType::duration: return static_cast<double>(parse_duration_ns(text));
+    case ParamType::bytes: return static_cast<double>(parse_bytes(text));
+    case ParamType::bandwidth: return parse_bandwidth(text);
+    case ParamType::text:
+    case ParamType::choice: return 0.0;
+  }
+  return 0.0;
+}
+
 namespace {
 
-// Parses `value` as `spec` says and checks its range; returns it as a double
-// for the range check (text/choice return 0).
 void validate(std::string_view owner, const ParamSpec& spec, const std::string& value) {
   const std::string where = std::string(owner) + ": parameter '" + spec.name + "' = '" + value + "': ";
+  if (spec.type == ParamType::choice &&
+      std::find(spec.choices.begin(), spec.choices.end(), value) == spec.choices.end()) {
+    std::string allowed;
+    for (const auto& c : spec.choices) allowed += (allowed.empty() ? "" : ", ") + c;
+    throw InputError(where + "not one of: " + allowed);
+  }
   double numeric = 0.0;
   try {
-    switch (spec.type) {
-      case ParamType::integer: numeric = static_cast<double>(parse_integer(value)); break;
-      case ParamType::real: numeric = parse_real(value); break;
-      case ParamType::duration: numeric = static_cast<double>(parse_duration_ns(value)); break;
-      case ParamType::bytes: numeric = static_cast<double>(parse_bytes(value)); break;
-      case ParamType::bandwidth: numeric = parse_bandwidth(value); break;
-      case ParamType::text: return;
-      case ParamType::choice:
-        if (std::find(spec.choices.begin(), spec.choices.end(), value) == spec.choices.end()) {
-          std::string allowed;
-          for (const auto& c : spec.choices) allowed += (allowed.empty() ? "" : ", ") + c;
-          throw InputError("not one of: " + allowed);
-        }
-        return;
-    }
+    numeric = parse_param_number(spec, value);
   } catch (const InputError& e) {
     throw InputError(where + e.what());
   }

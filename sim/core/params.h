@@ -26,6 +26,11 @@ struct ParamSpec {
   std::vector<std::string> choices;  ///< allowed values for ParamType::choice
 };
 
+/// The numeric value of `text` read as `spec.type`, in the type's unit (ns,
+/// bytes, bytes/s, or the number itself); 0 for text and choice parameters.
+/// Throws UnitError when it does not parse. Range and choices are not checked.
+double parse_param_number(const ParamSpec& spec, std::string_view text);
+
 /// The resolved values of one component's parameters.
 class ParamValues {
  public:

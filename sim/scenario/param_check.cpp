@@ -73,24 +73,16 @@ std::string format_bound(double v) {
 
 void check_param_value(const ConfigNode& node, std::string_view key, const ParamSpec& spec) {
   const std::string& text = expect_scalar(node, key, describe_type(spec));
+  if (spec.type == ParamType::choice &&
+      std::find(spec.choices.begin(), spec.choices.end(), text) == spec.choices.end()) {
+    std::string message = "'" + text + "' is not " + describe_type(spec);
+    const std::string guess = closest_match(text, spec.choices);
+    if (!guess.empty()) message += " (did you mean '" + guess + "'?)";
+    throw_at(node.pos, key, message);
+  }
   double numeric = 0.0;
   try {
-    switch (spec.type) {
-      case ParamType::integer: numeric = static_cast<double>(parse_integer(text)); break;
-      case ParamType::real: numeric = parse_real(text); break;
-      case ParamType::duration: numeric = static_cast<double>(parse_duration_ns(text)); break;
-      case ParamType::bytes: numeric = static_cast<double>(parse_bytes(text)); break;
-      case ParamType::bandwidth: numeric = parse_bandwidth(text); break;
-      case ParamType::text: return;
-      case ParamType::choice:
-        if (std::find(spec.choices.begin(), spec.choices.end(), text) == spec.choices.end()) {
-          std::string message = "'" + text + "' is not " + describe_type(spec);
-          const std::string guess = closest_match(text, spec.choices);
-          if (!guess.empty()) message += " (did you mean '" + guess + "'?)";
-          throw_at(node.pos, key, message);
-        }
-        return;
-    }
+    numeric = parse_param_number(spec, text);
   } catch (const UnitError& e) {
     throw_at<UnitError>(node.pos, key, std::string(e.what()) + "; expected " + describe_type(spec));
   }
