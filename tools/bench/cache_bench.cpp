@@ -2,6 +2,8 @@
 //
 //   flashsim-bench cache  TRACE.h5 POLICY CAPACITY_BYTES   cache-only path (run_cache_only)
 //   flashsim-bench engine TRACE.h5 POLICY CAPACITY_BYTES   full event engine (run_engine)
+//   flashsim-bench cache-mem TRACE.h5 POLICY CAPACITY_BYTES   cache-only, trace loaded into memory
+//                                                          first and not timed (the replay alone)
 //
 // Prints one JSON line: accesses, hits, wall seconds of the replay (trace
 // reading included, as libCacheSim's cachesim includes it), accesses/s,
@@ -13,7 +15,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "sim/core/unit_parse.h"
 #include "sim/engine/engine.h"
@@ -48,7 +52,7 @@ flashsim::HardwareProfile bench_profile() {
 
 int main(int argc, char** argv) {
   if (argc != 5) {
-    std::fprintf(stderr, "usage: flashsim-bench cache|engine TRACE.h5 POLICY CAPACITY_BYTES\n");
+    std::fprintf(stderr, "usage: flashsim-bench cache|cache-mem|engine TRACE.h5 POLICY CAPACITY_BYTES\n");
     return 2;
   }
   try {
@@ -56,11 +60,27 @@ int main(int argc, char** argv) {
     flashsim::CacheConfig cache;
     cache.eviction.impl = argv[3];
     cache.capacity_bytes = flashsim::parse_bytes(argv[4]);
+    std::unique_ptr<flashsim::ITraceSource> trace_owner;
+    if (mode == "cache-mem") {
+      flashsim::Hdf5TraceSource file(argv[2]);
+      std::vector<flashsim::AccessRecord> records(file.meta().record_count);
+      std::size_t n = 0;
+      while (n < records.size()) {
+        const std::size_t got = file.read(std::span(records).subspan(n));
+        if (got == 0) break;
+        n += got;
+      }
+      records.resize(n);
+      trace_owner = std::make_unique<flashsim::MemoryTraceSource>(file.meta(), std::move(records));
+    }
     const auto start = std::chrono::steady_clock::now();
-    // Decoding overlaps the replay on a second thread, as in `flashsim run`.
-    flashsim::PrefetchingTraceSource trace(std::make_unique<flashsim::Hdf5TraceSource>(argv[2]));
+    if (!trace_owner) {
+      // Decoding overlaps the replay on a second thread, as in `flashsim run`.
+      trace_owner = std::make_unique<flashsim::PrefetchingTraceSource>(std::make_unique<flashsim::Hdf5TraceSource>(argv[2]));
+    }
+    flashsim::ITraceSource& trace = *trace_owner;
     std::uint64_t accesses = 0, hits = 0, events = 0;
-    if (mode == "cache") {
+    if (mode == "cache" || mode == "cache-mem") {
       const auto m = flashsim::run_cache_only(trace, cache);
       accesses = m.total.accesses;
       hits = m.total.hits;
