@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "sim/run/trace_provider.h"
+#include "traces/granularity.h"
 
 namespace flashsim {
 
@@ -124,6 +125,9 @@ ScenarioResults run_scenario(const ScenarioDocument& document, const RunnerOptio
       r.footprint_bytes = footprint[t.point];
       try {
         std::unique_ptr<ITraceSource> trace = provider_of[t.point]->open();
+        if (s.cache.granularity_bytes > 0) {
+          trace = std::make_unique<GranularityTraceSource>(std::move(trace), s.cache.granularity_bytes);
+        }
         const auto start = std::chrono::steady_clock::now();
         r.result = engine(*trace, s.engine_config(t.policy, capacity[t.point]), s.engine);
         r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -48,6 +48,7 @@ struct CapacitySpec {
 
 struct CacheSpec {
   CapacitySpec capacity;
+  ByteCount granularity_bytes = 0;         ///< split blocks into pieces of this size; 0 = whole blocks
   ComponentChoice allocator{"bytes", {}};  ///< resolved params (defaults included)
   PinSpec pinned;
 };

@@ -204,7 +204,7 @@ ConfigNode list_node(const std::vector<std::string>& items) {
 CacheSpec resolve_cache(const ConfigNode* node, const ConfigNode& root, ConfigNode& resolved) {
   if (!node) throw_at(root.pos, "", "missing key 'cache' (cache: {capacity: 2GiB or 50%})");
   expect_map(*node, "cache", false);
-  reject_unknown_keys(*node, "cache", {"capacity", "allocator", "pin"});
+  reject_unknown_keys(*node, "cache", {"capacity", "granularity", "allocator", "pin"});
   CacheSpec c;
   const ConfigNode* capacity = node->find("capacity");
   if (!capacity) throw_at(node->pos, "cache", "missing key 'capacity' (e.g. 2GiB, or 50% of the trace's footprint)");
@@ -212,6 +212,20 @@ CacheSpec resolve_cache(const ConfigNode* node, const ConfigNode& root, ConfigNo
 
   resolved = ConfigNode::make_map();
   resolved.set("capacity", ConfigNode::make_scalar(c.capacity.text));
+  // Block granularity: "whole" (the trace's blocks) or a piece size.
+  std::string granularity = "whole";
+  if (const ConfigNode* g = node->find("granularity"); g && !g->is_null()) {
+    granularity = expect_scalar(*g, "cache.granularity", "'whole' or a size such as 2MiB");
+    if (granularity != "whole") {
+      try {
+        c.granularity_bytes = parse_bytes(granularity);
+      } catch (const UnitError& e) {
+        throw_at<UnitError>(g->pos, "cache.granularity", std::string(e.what()) + "; expected 'whole' or a size such as 2MiB");
+      }
+      if (c.granularity_bytes == 0) throw_at(g->pos, "cache.granularity", "piece size must be > 0");
+    }
+  }
+  resolved.set("granularity", ConfigNode::make_scalar(granularity));
   const ConfigNode* alloc = node->find("allocator");
   const ConfigNode default_alloc = ConfigNode::make_scalar("bytes", node->pos);
   const ResolvedComponent a = resolve_component(alloc && !alloc->is_null() ? *alloc : default_alloc, "cache.allocator",

@@ -65,6 +65,27 @@ TEST_F(RunnerTest, FootprintIsTheSumOfDistinctBlockSizes) {
   EXPECT_EQ(streamed.footprint().bytes, 3000u);
 }
 
+TEST_F(RunnerTest, GranularitySplitsBlocksIntoPieces) {
+  // Blocks A, B of 3000 B, accessed A A B B; capacity 4096 B.
+  // whole: A miss, A hit, B miss (evicts A), B hit -> 2 hits of 4.
+  // 2 KiB pieces A0 A1 A0 A1 B0 B1 B0 B1 (2048 + 952 B each): A0, A1 miss, both
+  // hit, B0 miss (evicts A0, the LRU piece), B1 miss (fits beside A1), both hit
+  // -> 4 hits of 8, same bytes accessed.
+  test::write_file(dir_ / "ab.csv", "time_ns,block_id,bytes,stream_id\n0,1,3000,0\n1,1,3000,0\n2,2,3000,0\n3,2,3000,0\n");
+  const std::string scenario =
+      "workload: {trace: ab.csv}\ncache: {capacity: 4096B}\npolicies: [lru]\nengine: cache_only\n"
+      "sweep: {cache.granularity: [whole, 2KiB]}\n";
+  const ScenarioResults r = run_scenario(load(scenario), RunnerOptions{});
+  ASSERT_EQ(r.runs.size(), 2u);
+  EXPECT_EQ(r.runs[0].result.metrics.total.accesses, 4u);
+  EXPECT_EQ(r.runs[0].result.metrics.total.hits, 2u);
+  EXPECT_EQ(r.runs[1].result.metrics.total.accesses, 8u);
+  EXPECT_EQ(r.runs[1].result.metrics.total.hits, 4u);
+  EXPECT_EQ(r.runs[1].result.metrics.total.bytes_accessed, 12000u);
+  const ScenarioDocument bad = load("workload: {trace: ab.csv}\ncache: {capacity: 1KiB, granularity: 2 furlongs}\npolicies: [lru]\n");
+  EXPECT_NE(error_of<UnitError>([&] { bad.resolve(bad.points()[0]); }).find("cache.granularity"), std::string::npos);
+}
+
 TEST_F(RunnerTest, EventEngineMatchesClosedForms) {
   const ScenarioResults r = run_scenario(load(kClosedForm), RunnerOptions{});
   ASSERT_EQ(r.runs.size(), 2u);
