@@ -2,8 +2,15 @@
 
 namespace flashsim {
 
-std::string RecordValidator::check_slow(const AccessRecord& record) {
+std::string RecordValidator::check_slow(const AccessRecord& record, std::uint64_t index) {
   if (record.bytes == 0) return "bytes == 0 (every access touches at least one byte)";
+  if (record.bytes > kMaxRecordBytes) {
+    return "bytes = " + std::to_string(record.bytes) + " is more than 2^48 (256 TiB): corrupt size";
+  }
+  if (record.next_use_index != kNeverAccessedAgain && record.next_use_index <= index) {
+    return "next_use_index = " + std::to_string(record.next_use_index) + " is not after the record itself (index " +
+           std::to_string(index) + ")";
+  }
   if (record.op != AccessOp::read && record.op != AccessOp::write) {
     return "op = " + std::to_string(static_cast<int>(record.op)) + " is neither read (0) nor write (1)";
   }

@@ -2,6 +2,10 @@
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -14,6 +18,23 @@
 
 namespace po = boost::program_options;
 
+namespace {
+
+// Creates `dir` if needed and checks that files can be created in it;
+// throws InputError naming it otherwise.
+void check_results_dir(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir)) {
+    throw flashsim::InputError("results folder '" + dir.string() + "': cannot create it" + (ec ? ": " + ec.message() : ": not a directory"));
+  }
+  if (access(dir.c_str(), W_OK | X_OK) != 0) {
+    throw flashsim::InputError("results folder '" + dir.string() + "': not writable: " + std::strerror(errno));
+  }
+}
+
+}  // namespace
+
 namespace flashsim::cli {
 
 int run_command(int argc, char** argv) {
@@ -24,7 +45,7 @@ int run_command(int argc, char** argv) {
       "Without SCENARIO it runs the default scenario embedded in the binary.\n\noptions");
   visible.add_options()("help,h", "this help")(
       "out,o", po::value<std::string>(), "results folder (default: the scenario's outputs.dir, flashsim-results/<name>)")(
-      "jobs,j", po::value<unsigned>()->default_value(0), "runs in parallel (0: one per core)")(
+      "jobs,j", po::value<long long>()->default_value(0), "runs in parallel (0: one per core)")(
       "set,s", po::value<std::vector<std::string>>()->composing(),
       "override a scenario key by dotted path, e.g. --set cache.capacity=50% --set policies.0.impl=arc "
       "(repeatable; the value is YAML)")("print-scenario", "print the resolved scenario of each sweep point and exit")(
@@ -66,13 +87,17 @@ int run_command(int argc, char** argv) {
   }
 
   RunnerOptions options;
-  options.jobs = vm["jobs"].as<unsigned>();
+  const long long jobs = vm["jobs"].as<long long>();
+  if (jobs < 0 || jobs > 4096) throw InputError("--jobs " + std::to_string(jobs) + ": expected 0 (one per core) to 4096");
+  options.jobs = static_cast<unsigned>(jobs);
   if (!vm.count("no-progress") && isatty(STDERR_FILENO)) options.progress = &std::cerr;
   if (builtin) std::cout << "flashsim run: no scenario given; running the embedded default scenario\n";
-  const ScenarioResults results = run_scenario(document, options);
-
+  // The results folder is checked before the simulation, not after it.
   const Scenario first = document.resolve(document.points().front());
   const std::string dir = vm.count("out") ? vm["out"].as<std::string>() : first.outputs.dir;
+  check_results_dir(dir);
+  const ScenarioResults results = run_scenario(document, options);
+
   print_results_tables(std::cout, results);
   const ResultsPaths paths = write_results(dir, results);
   std::cout << "\nresults: " << paths.h5.string() << "\n         " << paths.json.string() << "\n";

@@ -172,7 +172,7 @@ int do_import(const std::vector<std::string>& args, bool convert) {
 int do_stats(const std::vector<std::string>& args) {
   CommonOptions c;
   std::string input, blocks_list, bytes_list;
-  std::size_t points = 16;
+  long long points = 16;
   bool json = false, help = false;
   po::options_description visible("flashsim trace stats TRACE");
   visible.add_options()("help,h", po::bool_switch(&help), "this help")(
@@ -196,8 +196,9 @@ int do_stats(const std::vector<std::string>& args) {
   if (input.empty()) throw InputError(std::string("missing TRACE\n") + kUsage);
   std::unique_ptr<ITraceSource> source = open_trace(input, c.format, format_options(c));
   if (!json) print_kineto_report(*source);
+  if (points < 1 || points > 100000) throw InputError("--mrc-points " + std::to_string(points) + ": expected 1 to 100000");
   StatsOptions options;
-  options.auto_points = points;
+  options.auto_points = static_cast<std::size_t>(points);
   options.capacity_blocks = parse_list(blocks_list, false);
   options.capacity_bytes = parse_list(bytes_list, true);
   const TraceStats stats = compute_stats(*source, options);

@@ -281,12 +281,27 @@ void EventEngine::ensure_head(std::uint32_t s) {
 }
 
 void EventEngine::grow_windows(std::uint32_t w) {
+  check_window_index(w, config_.window_ns);
   const std::size_t old = windows_.size();
   windows_.resize(std::size_t(w) + 1);
   for (std::size_t k = old; k < windows_.size(); ++k) {
     windows_[k].start_ns = static_cast<Nanoseconds>(k) * config_.window_ns;
   }
 }
+
+}  // namespace
+
+void check_window_index(std::size_t index, Nanoseconds window_ns) {
+  if (index >= kMaxTimeSeriesWindows) {
+    throw InputError("outputs.window: windows of " + std::to_string(window_ns) + " ns reach window " +
+                     std::to_string(index) + " (simulated time " +
+                     std::to_string(static_cast<double>(index) * static_cast<double>(window_ns) / 1e9) +
+                     " s), more than the " + std::to_string(kMaxTimeSeriesWindows) +
+                     " a run may have; choose a larger window");
+  }
+}
+
+namespace {
 
 void EventEngine::roll_windows(Nanoseconds now) {
   while (now >= open_window_end_) {

@@ -51,6 +51,15 @@ struct EngineConfig {
   Nanoseconds window_ns = 0;       ///< time-series window; 0 = one window for the whole run
 };
 
+/// At most this many time-series windows per run: a window too small for the
+/// simulated span is an InputError naming outputs.window, not a runaway
+/// allocation.
+inline constexpr std::size_t kMaxTimeSeriesWindows = 1'000'000;
+
+/// Throws InputError when window `index` of width `window_ns` is past
+/// kMaxTimeSeriesWindows.
+void check_window_index(std::size_t index, Nanoseconds window_ns);
+
 struct EngineResult {
   RunMetrics metrics;
   DecisionClock decision_clock = DecisionClock::trace;  ///< the clock policies saw

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "sim/core/errors.h"
+#include "sim/engine/engine.h"
 
 namespace flashsim {
 
@@ -25,7 +26,10 @@ void BusyWindows::add(Nanoseconds begin_ns, Nanoseconds end_ns) {
     return;
   }
   const auto last = static_cast<std::size_t>((end_ns - 1) / window_ns_);
-  if (busy_ns_.size() <= last) busy_ns_.resize(last + 1, 0);
+  if (busy_ns_.size() <= last) {
+    check_window_index(last, window_ns_);
+    busy_ns_.resize(last + 1, 0);
+  }
   Nanoseconds t = begin_ns;
   while (t < end_ns) {
     const auto k = static_cast<std::size_t>(t / window_ns_);

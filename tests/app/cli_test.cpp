@@ -143,3 +143,26 @@ TEST(Cli, EmbeddedDefaultScenario) {
 
 }  // namespace
 }  // namespace flashsim
+
+namespace flashsim {
+namespace {
+
+TEST(Cli, BadNumbersAndOutputFoldersFailBeforeSimulating) {
+  test::TempDir dir;
+  test::write_file(dir / "trace.csv", test::cyclic_csv(2, 2, 10));
+  test::write_file(dir / "s.yaml", "workload: {trace: trace.csv}\ncache: {capacity: 10B}\npolicies: [lru]\n");
+  test::write_file(dir / "a-file", "");
+  Outcome o = run_flashsim(dir.path(), "run s.yaml --jobs -1");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("--jobs -1"), std::string::npos) << o.err;
+  o = run_flashsim(dir.path(), "run s.yaml --out a-file");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("results folder 'a-file'"), std::string::npos) << o.err;
+  EXPECT_EQ(o.out.find("hit/acc"), std::string::npos) << "no table: the folder is checked first";
+  o = run_flashsim(dir.path(), "trace stats trace.csv --mrc-points -3");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("--mrc-points -3"), std::string::npos) << o.err;
+}
+
+}  // namespace
+}  // namespace flashsim

@@ -7,6 +7,7 @@
 
 #include <random>
 
+#include "sim/core/errors.h"
 #include "sim/engine/engine.h"
 
 namespace flashsim {
@@ -71,6 +72,36 @@ TEST(EngineVsCacheOnly, SameDecisionsForEveryPolicy) {
       }
     }
   }
+}
+
+}  // namespace
+}  // namespace flashsim
+
+namespace flashsim {
+namespace {
+
+TEST(EngineWindows, TooManyWindowsIsAnInputErrorNotARunawayAllocation) {
+  // Two accesses 2 ms apart in open loop with 1 ns windows: 2,000,000 windows.
+  std::vector<AccessRecord> records(2);
+  records[0].block_id = 1;
+  records[0].bytes = 64;
+  records[1] = records[0];
+  records[1].time_ns = 2'000'000;
+  MemoryTraceSource trace(TraceMeta{}, records);
+  EngineConfig config;
+  config.hardware = two_tiers();
+  config.cache.capacity_bytes = 1024;
+  config.issue = IssueMode::timestamp;
+  config.window_ns = 1;
+  try {
+    run_engine(trace, config);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("outputs.window"), std::string::npos) << e.what();
+  }
+  trace.rewind();
+  config.window_ns = 1'000;  // 2,001 windows: fine
+  EXPECT_EQ(run_engine(trace, config).metrics.windows.size(), 2001u);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/core/errors.h"
+#include "traces/record_validator.h"
 #include "traces/text_fields.h"
 #include "traces/trace_formats.h"
 
@@ -263,6 +264,7 @@ KinetoTraceSource::KinetoTraceSource(std::filesystem::path path, KinetoImportOpt
   // Records, in time order; time from the first weight copy.
   Nanoseconds origin = 0;
   bool have_origin = false;
+  RecordValidator validator;
   for (std::size_t k = 0; k < passes.size(); ++k) {
     for (std::size_t p = 0; p < width; ++p) {
       const MemcpyEvent& e = *passes[k][p];
@@ -284,6 +286,10 @@ KinetoTraceSource::KinetoTraceSource(std::filesystem::path path, KinetoImportOpt
       r.request_id = 0;
       r.token_index = static_cast<std::int32_t>(k);
       r.phase = k == 0 ? Phase::prefill : Phase::decode;
+      if (const std::string problem = validator.check(r); !problem.empty()) {
+        throw InputError(where + ": weight copy " + std::to_string(s.records.size()) + " (pass " +
+                         std::to_string(k) + "): " + problem);
+      }
       s.records.push_back(r);
       ++rep.weight_accesses;
       rep.weight_bytes += e.bytes;

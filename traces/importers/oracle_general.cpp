@@ -82,6 +82,10 @@ std::size_t OracleGeneralTraceSource::read(std::span<AccessRecord> out) {
         throw InputError(s.where + ": record " + std::to_string(s.index) + ": next_access_vtime " +
                          std::to_string(vtime) + " is not after this request (vtime " + std::to_string(s.index + 1) +
                          "; libCacheSim counts requests from 1)");
+      } else if (static_cast<std::uint64_t>(vtime) - 1 >= s.meta.record_count) {
+        // The next request lies beyond this file (a prefix of a longer
+        // trace): within this trace the block is not used again.
+        r.next_use_index = kNeverAccessedAgain;
       } else {
         r.next_use_index = static_cast<std::uint64_t>(vtime) - 1;
       }
