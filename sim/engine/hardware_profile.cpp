@@ -56,7 +56,7 @@ const std::vector<ParamSpec>& TierSpec::param_specs() {
 
 const std::vector<ParamSpec>& TlbSpec::param_specs() {
   static const std::vector<ParamSpec> specs{
-      spec("entries", ParamType::integer, "0", "fully associative LRU entries; 0 = no TLB modelled", 0, 1e12),
+      spec("entries", ParamType::integer, "0", "fully associative LRU entries; 0 = no TLB modelled (at most 2^24)", 0, 16777216),
       spec("page_size", ParamType::bytes, "2MiB", "translation granule (2 MiB: the GPU's large pages)", 1, 1e18),
       spec("miss_penalty", ParamType::duration, "0ns", "added to an access whose page is not in the TLB", 0, 1e18),
   };
@@ -73,7 +73,7 @@ TlbSpec TlbSpec::from(const ParamValues& v) {
 
 const std::vector<ParamSpec>& L2Spec::param_specs() {
   static const std::vector<ParamSpec> specs{
-      spec("capacity", ParamType::bytes, "0", "L2 bytes; 0 = no L2 model (H200: 60 MiB, ../shared/hw/H200.md)", 0, 1e18),
+      spec("capacity", ParamType::bytes, "0", "L2 bytes; 0 = no L2 model (H200: 60 MiB, ../shared/hw/H200.md); at most 4 GiB", 0, 4294967296.0),
       spec("line_size", ParamType::bytes, "128B", "cache line (tag) size", 1, 1e9),
       spec("sector_size", ParamType::bytes, "32B", "sector (fill) size; line_size / sector_size <= 64", 1, 1e9),
       spec("associativity", ParamType::integer, "16", "ways per set", 1, 1e6),
@@ -81,7 +81,7 @@ const std::vector<ParamSpec>& L2Spec::param_specs() {
        "persisting carve-out, rounded down to whole ways (H200 max 37.5 MiB, ../shared/hw/H200.md)", 0, 1e18),
       spec("hit_latency", ParamType::duration, "0ns", "added to an address-level access whose sectors all hit", 0, 1e18),
       spec("miss_latency", ParamType::duration, "0ns", "added when a sector misses (served by HBM)", 0, 1e18),
-      spec("sampled_sets", ParamType::integer, "0", "simulate only this many sets (set sampling); 0 = all", 0, 1e12),
+      spec("sampled_sets", ParamType::integer, "0", "simulate only this many sets (set sampling); 0 = all", 0, 1e9),
   };
   return specs;
 }
