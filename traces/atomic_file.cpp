@@ -3,7 +3,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -34,7 +36,76 @@ mode_t current_umask() {
   return mask;
 }
 
+// --- the registry of live temp files, read by the signal handler ---
+// A fixed table: the handler may neither allocate nor take locks. Each slot
+// goes free -> filling -> live (path readable) and back to free; the cleanup
+// claims a live slot (removing -> removed) before reading its path, so a
+// path is never read while it is being written.
+constexpr std::size_t kMaxTempPath = 4096;
+enum SlotState : int { kFree, kFilling, kLive, kRemoving, kRemoved };
+struct TempSlot {
+  std::atomic<int> state{kFree};
+  char path[kMaxTempPath];
+};
+static_assert(std::atomic<int>::is_always_lock_free, "the signal handler needs lock-free atomics");
+TempSlot g_temp_slots[kMaxLiveTempFiles];
+
+// The slot now holding `path`, or -1 if the table is full or the path too long.
+int register_temp(const std::string& path) noexcept {
+  if (path.size() >= kMaxTempPath) return -1;
+  for (int i = 0; i < kMaxLiveTempFiles; ++i) {
+    int expected = kFree;
+    if (g_temp_slots[i].state.compare_exchange_strong(expected, kFilling)) {
+      std::memcpy(g_temp_slots[i].path, path.c_str(), path.size() + 1);
+      g_temp_slots[i].state.store(kLive, std::memory_order_release);
+      return i;
+    }
+  }
+  return -1;
+}
+
+void unregister_temp(int slot) noexcept {
+  if (slot < 0) return;
+  int expected = kLive;
+  if (g_temp_slots[slot].state.compare_exchange_strong(expected, kFree)) return;
+  // Already removed by remove_live_temp_files(): free the slot. (kRemoving:
+  // a signal handler is at work on another thread; the process is dying.)
+  if (expected == kRemoved) g_temp_slots[slot].state.store(kFree);
+}
+
+extern "C" void remove_temps_and_reraise(int signal_number) {
+  const int saved_errno = errno;
+  remove_live_temp_files();
+  errno = saved_errno;
+  // SA_RESETHAND restored the default action: die of the same signal.
+  ::raise(signal_number);
+}
+
 }  // namespace
+
+void remove_live_temp_files() noexcept {
+  for (TempSlot& slot : g_temp_slots) {
+    int expected = kLive;
+    if (slot.state.compare_exchange_strong(expected, kRemoving, std::memory_order_acquire)) {
+      ::unlink(slot.path);
+      slot.state.store(kRemoved, std::memory_order_release);
+    }
+  }
+}
+
+void remove_temp_files_on_signals() {
+  for (const int signal_number : {SIGINT, SIGTERM}) {
+    struct sigaction old_action {};
+    if (::sigaction(signal_number, nullptr, &old_action) == 0 && old_action.sa_handler == SIG_IGN) {
+      continue;  // ignored by whoever started us (e.g. nohup, `cmd &`): keep it so
+    }
+    struct sigaction action {};
+    action.sa_handler = remove_temps_and_reraise;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESETHAND;
+    ::sigaction(signal_number, &action, nullptr);
+  }
+}
 
 AtomicFile::AtomicFile(std::filesystem::path target) : target_(std::move(target)) {
   std::string pattern = target_.string() + ".tmp-XXXXXX";
@@ -47,6 +118,7 @@ AtomicFile::AtomicFile(std::filesystem::path target) : target_(std::move(target)
   ::fchmod(fd, mode);
   ::close(fd);
   temp_ = pattern;
+  slot_ = register_temp(pattern);
 }
 
 AtomicFile::~AtomicFile() { discard(); }
@@ -60,6 +132,8 @@ void AtomicFile::commit() {
     throw Error("cannot rename '" + temp_.string() + "' to '" + target_.string() + "': " + ec.message());
   }
   done_ = true;
+  unregister_temp(slot_);
+  slot_ = -1;
 }
 
 void AtomicFile::discard() noexcept {
@@ -67,6 +141,8 @@ void AtomicFile::discard() noexcept {
   std::error_code ignored;
   std::filesystem::remove(temp_, ignored);
   done_ = true;
+  unregister_temp(slot_);
+  slot_ = -1;
 }
 
 }  // namespace flashsim

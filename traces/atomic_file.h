@@ -1,6 +1,7 @@
 // "Nothing is lost" (DESIGN.md, principle 5): outputs are written to
 // `<target>.tmp-XXXXXX` beside the target and renamed into place only when
-// complete. Dropping an uncommitted AtomicFile removes its temp file.
+// complete. Dropping an uncommitted AtomicFile removes its temp file; so does
+// SIGINT/SIGTERM once main() called remove_temp_files_on_signals().
 #pragma once
 #include <filesystem>
 
@@ -29,6 +30,21 @@ class AtomicFile {
   std::filesystem::path target_;
   std::filesystem::path temp_;
   bool done_ = false;
+  int slot_ = -1;  // in the registry of live temp files (-1: not registered)
 };
+
+/// Removes the temp file of every live (uncommitted, undiscarded) AtomicFile
+/// of this process. Async-signal-safe (a fixed table of paths, unlink(2), no
+/// allocation): this is what the signal handler calls. The AtomicFiles stay
+/// registered as removed; their later commit() fails and discard() is a no-op.
+/// At most kMaxLiveTempFiles temp files are tracked (further ones are not
+/// removed on a signal, only by their destructor), each path below 4096 bytes.
+void remove_live_temp_files() noexcept;
+inline constexpr int kMaxLiveTempFiles = 64;
+
+/// Installs a SIGINT and SIGTERM handler that calls remove_live_temp_files()
+/// and then re-raises the signal with its default action (the process dies
+/// of it, as without the handler). Called once by main().
+void remove_temp_files_on_signals();
 
 }  // namespace flashsim

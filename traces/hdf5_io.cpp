@@ -1,5 +1,11 @@
 #include "traces/hdf5_io.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 #include <utility>
@@ -25,8 +31,29 @@ herr_t innermost(unsigned n, const H5E_error2_t* err, void* client) {
 }  // namespace
 
 std::string last_error() {
+  std::string raw;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost, &raw);
+  // The sec2 driver's "file write failed: time = <ctime()>\n, filename = ..."
+  // carries ctime's newline: one line, without the space it would leave.
   std::string message;
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost, &message);
+  message.reserve(raw.size());
+  for (char c : raw) {
+    if (c == '\n' || c == '\r') c = ' ';
+    if (c == ' ' && !message.empty() && message.back() == ' ') continue;
+    message.push_back(c);
+  }
+  for (std::size_t at; (at = message.find(" ,")) != std::string::npos;) message.erase(at, 1);
+  while (!message.empty() && message.back() == ' ') message.pop_back();
+  // "file write failed: time = ..., filename = ..., errno = 28, error message
+  // = 'No space left on device', buf = 0x..." -> "file write failed: No space
+  // left on device" (our messages name the file already).
+  const std::size_t colon = message.find(": time = ");
+  const std::size_t quoted = message.find("error message = '");
+  if (colon != std::string::npos && quoted != std::string::npos) {
+    const std::size_t begin = quoted + std::strlen("error message = '");
+    const std::size_t end = message.find('\'', begin);
+    if (end != std::string::npos) message = message.substr(0, colon) + ": " + message.substr(begin, end - begin);
+  }
   return message;
 }
 
@@ -52,13 +79,14 @@ Handle plist(hid_t cls) { return Handle(check_id(H5Pcreate(cls), "H5Pcreate"), H
 }  // namespace
 
 Handle create_file(const std::string& path) {
+  check_room_to_create(path, "cannot create HDF5 file '" + path + "'");
   Handle fcpl = plist(H5P_FILE_CREATE);
   check_status(H5Pset_obj_track_times(fcpl.get(), 0), "H5Pset_obj_track_times");
   Handle fapl = plist(H5P_FILE_ACCESS);
   check_status(H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG), "H5Pset_fclose_degree");
   return Handle(check_id(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()),
                          "cannot create HDF5 file '" + path + "'"),
-                H5Fclose);
+                close_written_file);
 }
 
 Handle open_file_read(const std::string& path) {
@@ -85,6 +113,96 @@ Handle open_group(hid_t loc, const char* name) {
 }
 
 bool link_exists(hid_t loc, const char* name) { return H5Lexists(loc, name, H5P_DEFAULT) > 0; }
+
+void check_room_to_create(const std::string& path, const std::string& what) {
+  // More than H5Fcreate writes (superblock, root group: about 2 KiB).
+  static const char zeros[16384] = {};
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+  if (fd < 0) throw Error(what + ": " + std::strerror(errno));
+  const ssize_t written = ::pwrite(fd, zeros, sizeof zeros, 0);
+  const int write_errno = errno;
+  const bool truncated = ::ftruncate(fd, 0) == 0;
+  const int truncate_errno = errno;
+  ::close(fd);
+  if (written != static_cast<ssize_t>(sizeof zeros)) {
+    throw Error(what + ": " + std::strerror(written < 0 ? write_errno : ENOSPC));
+  }
+  if (!truncated) throw Error(what + ": " + std::strerror(truncate_errno));
+}
+
+void flush_file(hid_t file, const std::string& what) {
+  check_status(H5Fflush(file, H5F_SCOPE_GLOBAL), what);
+}
+
+namespace {
+
+extern "C" void silence_hdf5_at_exit() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+
+}  // namespace
+
+bool abandon_file(hid_t file) noexcept {
+  QuietErrors quiet;
+  if (file < 0 || H5Iget_type(file) != H5I_FILE) return false;
+  unsigned intent = 0;
+  if (H5Fget_intent(file, &intent) < 0 || (intent & H5F_ACC_RDWR) == 0) return false;  // reading: closes write nothing
+  const hid_t fapl = H5Fget_access_plist(file);
+  if (fapl < 0) return false;
+  const hid_t driver = H5Pget_driver(fapl);
+  H5Pclose(fapl);
+  if (driver != H5FD_SEC2) return false;
+  void* handle = nullptr;
+  if (H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) < 0 || handle == nullptr) return false;
+  const int fd = *static_cast<const int*>(handle);
+  const int scratch = ::memfd_create("flashsim-abandoned-hdf5", MFD_CLOEXEC);
+  if (scratch < 0) return false;
+  // dup2 swaps the open file behind `fd` atomically; the driver keeps using `fd`.
+  const bool ok = ::dup2(scratch, fd) >= 0;
+  ::close(scratch);
+  if (!ok) return false;
+  // The HDF5 call that failed may have leaked library memory (1.10.8 loses a
+  // free-list block when an unfiltered chunked H5Dwrite fails); the library's
+  // own atexit clean-up then prints "HDF5: infinite loop closing library"
+  // unless error printing is off. Registered after HDF5's handler (the library
+  // is initialised by now), this one runs first and turns printing off.
+  static const bool silenced = std::atexit(silence_hdf5_at_exit) == 0;
+  (void)silenced;
+  // HDF5 1.10.8 leaves the metadata cache's skip list enabled after a failed
+  // flush ("slist not empty"), and every later flush, the close's included,
+  // then fails ("slist already enabled?"). A flush that succeeds in writing
+  // (into the scratch file) empties and disables it again, although it
+  // reports the stale error itself; after it the close succeeds.
+  H5Fflush(file, H5F_SCOPE_GLOBAL);
+  return true;
+}
+
+bool abandon_file_of(hid_t object) noexcept {
+  QuietErrors quiet;
+  switch (H5Iget_type(object)) {
+    case H5I_FILE:
+      return abandon_file(object);
+    case H5I_GROUP:
+    case H5I_DATASET:
+    case H5I_ATTR:
+    case H5I_DATATYPE: {
+      const hid_t file = H5Iget_file_id(object);  // fails for transient datatypes
+      if (file < 0) return false;
+      const bool ok = abandon_file(file);
+      H5Fclose(file);  // drops the reference H5Iget_file_id added; the file stays open
+      return ok;
+    }
+    default:
+      return false;
+  }
+}
+
+herr_t close_written_file(hid_t file) {
+  if (H5Fflush(file, H5F_SCOPE_GLOBAL) < 0) {
+    abandon_file(file);
+    H5Fclose(file);
+    return -1;
+  }
+  return H5Fclose(file);
+}
 
 Handle create_extendible(hid_t loc, const char* name, hid_t file_type, hid_t mem_type, hsize_t chunk,
                          int deflate_level, const void* fill) {

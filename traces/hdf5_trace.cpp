@@ -112,6 +112,7 @@ struct Hdf5TraceWriter::State {
   std::vector<unsigned char> packed;
   std::uint64_t written = 0;
   bool finished = false;
+  bool failed = false;  // a write() threw: the file may lack records
 
   State(std::filesystem::path path, TraceMeta m, Hdf5WriteOptions o)
       : output(std::move(path)), meta(std::move(m)), options(o) {}
@@ -175,6 +176,9 @@ Hdf5TraceWriter::Hdf5TraceWriter(std::filesystem::path path, TraceMeta meta, Hdf
 Hdf5TraceWriter::~Hdf5TraceWriter() {
   if (!state_) return;
   h5::QuietErrors quiet;
+  // Still open here = never finished: the output is deleted, so closing must
+  // not write (a failing close would leave HDF5's id table corrupt).
+  if (state_->file) h5::abandon_file(state_->file.get());
   state_->datasets.clear();
   state_->records.reset();
   state_->file.reset();
@@ -184,6 +188,7 @@ Hdf5TraceWriter::~Hdf5TraceWriter() {
 void Hdf5TraceWriter::write(std::span<const AccessRecord> records) {
   State& s = *state_;
   if (s.finished) throw Error("Hdf5TraceWriter: write() after finish() ('" + s.output.target().string() + "')");
+  if (s.failed) throw Error("writing '" + s.output.target().string() + "': an earlier write failed");
   h5::QuietErrors quiet;
   try {
     while (!records.empty()) {
@@ -194,6 +199,7 @@ void Hdf5TraceWriter::write(std::span<const AccessRecord> records) {
       if (s.buffer.size() == s.options.chunk_records) s.flush();
     }
   } catch (const Error& e) {
+    s.failed = true;
     throw Error("writing '" + s.output.target().string() + "': " + e.what());
   }
 }
@@ -207,6 +213,7 @@ void Hdf5TraceWriter::finish() {
   if (s.finished) throw Error("Hdf5TraceWriter: finish() called twice ('" + s.output.target().string() + "')");
   h5::QuietErrors quiet;
   try {
+    if (s.failed) throw Error("an earlier write failed");
     s.flush();
     for (std::size_t k = 0; k < s.datasets.size(); ++k) {
       if (!s.datasets[k] && s.wanted(k, false)) s.create(k);
@@ -218,11 +225,15 @@ void Hdf5TraceWriter::finish() {
     h5::write_attr_int(root, "record_count", H5T_STD_U64LE, static_cast<std::int64_t>(s.written));
     h5::write_attr_int(root, "has_next_use", H5T_STD_U8LE, s.meta.has_next_use ? 1 : 0);
     write_catalog(root, s.meta.catalog);
+    // Everything reaches the disk while all objects are open; only then close
+    // (hdf5_io.h, "closing files being written").
+    h5::flush_file(root, "flushing");
     s.datasets.clear();
     s.records.reset();
     h5::check_status(H5Fclose(s.file.release()), "closing");
   } catch (const Error& e) {
     s.finished = true;
+    if (s.file) h5::abandon_file(s.file.get());
     s.datasets.clear();
     s.records.reset();
     s.file.reset();

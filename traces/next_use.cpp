@@ -67,9 +67,15 @@ void add_next_use(const std::filesystem::path& in_h5, const std::filesystem::pat
           it->second = begin + i;
         }
       }
-      h5::write_range(next_ds.get(), H5T_NATIVE_UINT64, begin, n, next.data());
+      try {
+        h5::write_range(next_ds.get(), H5T_NATIVE_UINT64, begin, n, next.data());
+      } catch (const Error& e) {
+        throw Error("writing '" + scratch.temp_path().string() + "': " + e.what());
+      }
       end = begin;
     }
+    // Flush with every object open, so that closing writes nothing (hdf5_io.h).
+    h5::flush_file(out_file.get(), "writing '" + scratch.temp_path().string() + "'");
   }
 
   // 2. Forward pass: records + next use into the output.

@@ -9,6 +9,7 @@
 #include "sim/cli/commands.h"
 #include "sim/core/errors.h"
 #include "sim/results/run_result.h"
+#include "traces/atomic_file.h"
 
 namespace {
 
@@ -32,6 +33,7 @@ constexpr const char* kUsage =
 }  // namespace
 
 int main(int argc, char** argv) {
+  flashsim::remove_temp_files_on_signals();  // Ctrl-C leaves no *.tmp-XXXXXX behind
   if (argc < 2) {
     std::cerr << kUsage;
     return 2;

@@ -1,14 +1,17 @@
 // results.h5 (layout in results_writer.h), through the HDF5 C API.
 #include <hdf5.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <string>
 #include <vector>
 
 #include "sim/core/errors.h"
 #include "sim/results/results_writer.h"
+#include "traces/hdf5_io.h"
 
 namespace flashsim {
 
@@ -22,7 +25,12 @@ class Id {
     if (id_ < 0) throw Error("results.h5: cannot " + what);
   }
   ~Id() {
-    if (id_ >= 0) closer_(id_);
+    if (id_ < 0) return;
+    // Destroyed by an exception: the temp file is deleted, so its closes must
+    // not write (a close that fails half-way corrupts HDF5's id table; see
+    // traces/hdf5_io.h, "closing files being written").
+    if (std::uncaught_exceptions() > 0) h5::abandon_file_of(id_);
+    closer_(id_);
   }
   Id(Id&& other) noexcept : id_(other.id_), closer_(other.closer_) { other.id_ = -1; }
   Id(const Id&) = delete;
@@ -33,7 +41,10 @@ class Id {
   void close(const std::string& what) {
     const herr_t status = closer_(id_);
     id_ = -1;
-    if (status < 0) throw Error("results.h5: cannot " + what);
+    if (status < 0) {
+      const std::string detail = h5::last_error();
+      throw Error("results.h5: cannot " + what + (detail.empty() ? "" : ": " + detail));
+    }
   }
 
  private:
@@ -113,6 +124,15 @@ void dataset_1d(hid_t loc, const std::string& name, hid_t file_type, hid_t mem_t
   const hsize_t dims[1] = {static_cast<hsize_t>(n)};
   Id space(H5Screate_simple(1, dims, nullptr), H5Sclose, "create a space for " + name);
   Id props = dataset_props();
+  // Long numeric columns (time series) are chunked and compressed: a run with
+  // fine windows otherwise writes tens of MB of mostly repeated values.
+  constexpr std::size_t kCompressFrom = 4096;
+  if (n >= kCompressFrom && H5Tget_class(file_type) != H5T_STRING) {
+    const hsize_t chunk[1] = {static_cast<hsize_t>(std::min<std::size_t>(n, 65536))};
+    check(H5Pset_chunk(props.get(), 1, chunk), "chunk dataset " + name);
+    check(H5Pset_shuffle(props.get()), "shuffle dataset " + name);
+    check(H5Pset_deflate(props.get(), 4), "compress dataset " + name);
+  }
   Id ds(H5Dcreate2(loc, name.c_str(), file_type, space.get(), H5P_DEFAULT, props.get(), H5P_DEFAULT), H5Dclose,
         "create dataset " + name);
   if (n > 0) check(H5Dwrite(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), "write dataset " + name);
@@ -375,6 +395,7 @@ void write_results_h5(const std::filesystem::path& path, const ScenarioResults& 
   };
   Id fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose, "create file properties");
   check(H5Pset_obj_track_times(fcpl.get(), false), "turn off object timestamps");
+  h5::check_room_to_create(path.string(), "results.h5: cannot create " + path.string());
   Id file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.get(), H5P_DEFAULT), H5Fclose, "create " + path.string());
   attr_i64(file.get(), "results_schema_version", kResultsSchemaVersion);
   attr_string(file.get(), "tool_version", results.tool_version);
@@ -391,6 +412,10 @@ void write_results_h5(const std::filesystem::path& path, const ScenarioResults& 
   stage("scenario");
   write_host(file.get(), results);
   stage("host");
+  // Everything reaches the disk while all objects are open; only then close.
+  if (H5Fflush(file.get(), H5F_SCOPE_GLOBAL) < 0) {
+    throw Error("results.h5: cannot write " + path.string() + ": " + h5::last_error());
+  }
   file.close("close " + path.string());
   stage("h5-closed");
 }

@@ -3,6 +3,8 @@
 
 #include <sys/stat.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <system_error>
@@ -66,10 +68,14 @@ void make_readable(const std::filesystem::path& path) {
 }
 
 void write_text(const std::filesystem::path& path, const std::string& text) {
+  errno = 0;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
-  out.flush();
-  if (!out) throw Error("cannot write '" + path.string() + "'");
+  out.close();  // a full disk may only show when the last buffer is written
+  if (!out) {
+    const int error = errno;
+    throw Error("cannot write '" + path.string() + "'" + (error != 0 ? std::string(": ") + std::strerror(error) : ""));
+  }
 }
 
 }  // namespace
@@ -109,13 +115,21 @@ ResultsPaths write_results(const std::filesystem::path& dir, const ScenarioResul
   ResultsPaths paths{dir / "results.h5", dir / "summary.json"};
   AtomicFile h5(paths.h5);
   AtomicFile json(paths.json);
+  // Both temp files complete (and closed) before either rename.
   write_results_h5(h5.temp_path(), results, options);
   write_text(json.temp_path(), summary_json_text(results));
   if (options.after_stage) options.after_stage("json");
   make_readable(h5.temp_path());
   make_readable(json.temp_path());
   h5.commit();
-  json.commit();
+  // summary.json last: from here on results.h5 is new, and a failure leaves
+  // the pair out of step (no POSIX call renames two files at once).
+  try {
+    json.commit();
+  } catch (const Error& e) {
+    throw Error("'" + paths.h5.string() + "' is new but '" + paths.json.string() +
+                "' is stale (from an earlier run, or missing): " + e.what());
+  }
   return paths;
 }
 

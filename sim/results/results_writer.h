@@ -1,8 +1,10 @@
 // Results files of one `flashsim run`: results.h5 and summary.json in the
-// scenario's output folder, both written to temporary files beside their
-// targets and renamed into place only when both are complete (DESIGN.md,
-// principle 5): on error nothing partial remains and existing files are
-// left untouched.
+// scenario's output folder, both written completely to temporary files
+// beside their targets, then renamed into place, summary.json last
+// (DESIGN.md, principle 5): on an error while writing nothing partial
+// remains and existing files are left untouched. The two renames cannot be
+// one atomic step; if the second fails, results.h5 is new and summary.json
+// is stale, and the error says so.
 //
 // results.h5 layout (schema kResultsSchemaVersion):
 //   /                 attributes: results_schema_version, tool_version,
@@ -45,7 +47,9 @@ struct ResultsPaths {
 };
 
 /// Writes `dir`/results.h5 and `dir`/summary.json (creating `dir`).
-/// Throws Error naming the path on any failure, after removing its temp files.
+/// Throws Error naming the path on any failure, after removing its temp files;
+/// if only summary.json could not be renamed into place, the message names
+/// both paths and says that results.h5 is new and summary.json stale.
 ResultsPaths write_results(const std::filesystem::path& dir, const ScenarioResults& results,
                            const ResultsWriteOptions& options = {});
 
