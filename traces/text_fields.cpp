@@ -96,7 +96,11 @@ ParseStatus parse_scaled_decimal(std::string_view text, int pow10, std::int64_t&
   return ParseStatus::ok;
 }
 
-ParseStatus parse_u64(std::string_view text, std::uint64_t& out) {
+namespace {
+
+// A whole decimal number of type T, an optional leading '+' allowed.
+template <class T>
+ParseStatus parse_whole(std::string_view text, T& out) {
   const std::string_view s = trim(text);
   if (s.empty()) return ParseStatus::not_a_number;
   const char* begin = s.data() + (s.front() == '+' ? 1 : 0);
@@ -106,15 +110,11 @@ ParseStatus parse_u64(std::string_view text, std::uint64_t& out) {
   return ParseStatus::ok;
 }
 
-ParseStatus parse_i64(std::string_view text, std::int64_t& out) {
-  const std::string_view s = trim(text);
-  if (s.empty()) return ParseStatus::not_a_number;
-  const char* begin = s.data() + (s.front() == '+' ? 1 : 0);
-  const auto [end, ec] = std::from_chars(begin, s.data() + s.size(), out);
-  if (ec == std::errc::result_out_of_range) return ParseStatus::out_of_range;
-  if (ec != std::errc() || end != s.data() + s.size()) return ParseStatus::not_a_number;
-  return ParseStatus::ok;
-}
+}  // namespace
+
+ParseStatus parse_u64(std::string_view text, std::uint64_t& out) { return parse_whole(text, out); }
+
+ParseStatus parse_i64(std::string_view text, std::int64_t& out) { return parse_whole(text, out); }
 
 bool looks_numeric(std::string_view text) {
   std::int64_t ignored = 0;
