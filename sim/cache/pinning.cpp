@@ -19,6 +19,22 @@ PinnedSet resolve_pins(const PinSpec& spec, const TraceMeta& meta, ByteCount cap
     const bool by_kind = std::find(spec.kinds.begin(), spec.kinds.end(), e.kind) != spec.kinds.end();
     if (by_layer || by_kind) out.ids.insert(e.id);
   }
+  // A layer or kind that pins nothing is a typo, not a choice.
+  for (std::int32_t layer : spec.layers) {
+    if (std::none_of(meta.catalog.begin(), meta.catalog.end(), [&](const auto& e) { return e.layer == layer; })) {
+      throw InputError("cache.pin.layers: no block of trace '" + meta.source + "' is in layer " + std::to_string(layer));
+    }
+  }
+  for (const std::string& kind : spec.kinds) {
+    if (std::none_of(meta.catalog.begin(), meta.catalog.end(), [&](const auto& e) { return e.kind == kind; })) {
+      std::string kinds;
+      for (const auto& e : meta.catalog) {
+        if (kinds.find("'" + e.kind + "'") == std::string::npos) kinds += (kinds.empty() ? "'" : ", '") + e.kind + "'";
+      }
+      throw InputError("cache.pin.kinds: no block of trace '" + meta.source + "' has kind '" + kind +
+                       "' (kinds there: " + kinds + ")");
+    }
+  }
   HashSet<BlockId> counted;
   for (const BlockCatalogEntry& e : meta.catalog) {
     if (out.ids.contains(e.id) && counted.insert(e.id).second) out.catalog_bytes += e.bytes;

@@ -281,6 +281,11 @@ Scenario resolve_scenario_tree(const ConfigNode& tree, const std::filesystem::pa
   s.description = top.text("description");
   s.engine = top.text("engine") == "cache_only" ? EngineKind::cache_only : EngineKind::event;
   s.decision_clock = parse_decision_clock(top.text("decision_clock"));
+  if (s.engine == EngineKind::cache_only && s.decision_clock == DecisionClock::engine) {
+    const ConfigNode* clock = tree.find("decision_clock");
+    throw_at(clock ? clock->pos : tree.pos, "decision_clock",
+             "'engine' needs engine: event (the cache-only replay has no clock of its own)");
+  }
   s.seed = static_cast<std::uint64_t>(top.integer("seed"));
 
   ConfigNode hardware_r, workload_r, cache_r, policies_r;

@@ -86,6 +86,15 @@ TEST_F(RunnerTest, GranularitySplitsBlocksIntoPieces) {
   EXPECT_NE(error_of<UnitError>([&] { bad.resolve(bad.points()[0]); }).find("cache.granularity"), std::string::npos);
 }
 
+TEST_F(RunnerTest, EngineClockNeedsTheEventEngine) {
+  const ScenarioDocument doc =
+      load("workload: {trace: trace.csv}\ncache: {capacity: 1KiB}\npolicies: [lru]\nengine: cache_only\n"
+           "decision_clock: engine\n");
+  const std::string message = error_of<InputError>([&] { doc.resolve(doc.points()[0]); });
+  EXPECT_NE(message.find(":5:"), std::string::npos) << message;  // the line of decision_clock
+  EXPECT_NE(message.find("decision_clock"), std::string::npos) << message;
+}
+
 TEST_F(RunnerTest, EventEngineMatchesClosedForms) {
   const ScenarioResults r = run_scenario(load(kClosedForm), RunnerOptions{});
   ASSERT_EQ(r.runs.size(), 2u);

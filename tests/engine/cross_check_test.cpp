@@ -106,3 +106,35 @@ TEST(EngineWindows, TooManyWindowsIsAnInputErrorNotARunawayAllocation) {
 
 }  // namespace
 }  // namespace flashsim
+
+namespace flashsim {
+namespace {
+
+TEST(Pinning, ALayerOrKindThatPinsNothingIsAnError) {
+  TraceMeta meta;
+  meta.source = "t";
+  meta.catalog = {{1, "w", 64, kNoAddress, kNoAddress, 0, "weight"}, {2, "e", 64, kNoAddress, kNoAddress, -1, "embedding"}};
+  std::vector<AccessRecord> records(1);
+  records[0].block_id = 1;
+  records[0].bytes = 64;
+  MemoryTraceSource trace(meta, records);
+  CacheConfig cache;
+  cache.capacity_bytes = 1024;
+  cache.pinned.kinds = {"wieght"};
+  try {
+    run_cache_only(trace, cache);
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("kinds there: 'weight', 'embedding'"), std::string::npos) << e.what();
+  }
+  cache.pinned.kinds = {"embedding"};
+  cache.pinned.layers = {7};
+  trace.rewind();
+  EXPECT_THROW(run_cache_only(trace, cache), InputError);
+  cache.pinned.layers = {0};
+  trace.rewind();
+  EXPECT_EQ(run_cache_only(trace, cache).total.accesses, 1u);
+}
+
+}  // namespace
+}  // namespace flashsim

@@ -358,6 +358,8 @@ CsvTraceSource::CsvTraceSource(std::filesystem::path path, CsvImportOptions opti
   }
   bool has_header = false;
   if (found) {
+    // A UTF-8 byte-order mark (spreadsheet exports) is not part of the first column's name.
+    if (s.line_no == 1 && s.line.starts_with("\xEF\xBB\xBF")) s.line.erase(0, 3);
     const int n = trace_text::split_csv_line(s.line, s.options.delimiter, s.cells);
     if (n < 0) throw InputError(s.where + ":" + std::to_string(s.line_no) + ": unterminated quote");
     switch (s.options.header) {
