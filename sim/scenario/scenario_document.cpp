@@ -26,6 +26,11 @@ SweepAxis parse_axis(const std::string& path, const SourcePos& key_pos, const Co
     throw_at(key_pos, key, e.what());
   }
   if (path == "sweep" || path.starts_with("sweep.")) throw_at(key_pos, key, "a sweep cannot sweep itself");
+  // One scenario run writes one results folder under one name: sweeping
+  // these would silently fold every point into the first point's.
+  for (const char* fixed : {"name", "description", "outputs", "outputs.dir"}) {
+    if (path == fixed) throw_at(key_pos, key, "'" + path + "' names the whole run and cannot be swept");
+  }
   expect_sequence(values, key);
   if (values.items.empty()) throw_at(values.pos, key, "empty list: a sweep axis needs at least one value");
   return SweepAxis{path, key_pos, values.items};

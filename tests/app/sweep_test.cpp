@@ -29,6 +29,17 @@ constexpr const char* kSwept =
     "  cache.capacity: [25%, 50%]\n"
     "  policies.0.age_window: [10ms, 100ms, 1s]\n";
 
+TEST_F(SweepTest, RunWideKeysCannotBeSwept) {
+  for (const char* key : {"name", "outputs.dir"}) {
+    const std::string message = error_of<InputError>([&] {
+      load(std::string("workload: {trace: trace.csv}\ncache: {capacity: 1MiB}\npolicies: [lru]\nsweep:\n  ") + key +
+           ": [a, b]\n");
+    });
+    EXPECT_NE(message.find("cannot be swept"), std::string::npos) << message;
+    EXPECT_NE(message.find(":5:"), std::string::npos) << message;  // the axis's line
+  }
+}
+
 TEST_F(SweepTest, CartesianProductInNestedLoopOrder) {
   const ScenarioDocument doc = load(kSwept);
   const auto points = doc.points();
