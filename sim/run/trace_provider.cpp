@@ -8,7 +8,6 @@
 #include <fstream>
 #include <system_error>
 
-#include "sim/core/hash_map.h"
 #include "traces/prefetching_trace_source.h"
 #include "sim/core/errors.h"
 #include "sim/scenario/embedded_files.h"
@@ -91,24 +90,6 @@ std::filesystem::path make_temp_dir() {
 }
 
 }  // namespace
-
-TraceFootprint measure_footprint(ITraceSource& source) {
-  source.rewind();
-  HashMap<BlockId, ByteCount> sizes;
-  std::vector<AccessRecord> buffer(kChunk);
-  TraceFootprint f;
-  while (const std::size_t n = source.read(buffer)) {
-    f.records += n;
-    for (std::size_t i = 0; i < n; ++i) {
-      auto [it, inserted] = sizes.try_emplace(buffer[i].block_id, buffer[i].bytes);
-      if (!inserted && it->second < buffer[i].bytes) it->second = buffer[i].bytes;
-    }
-  }
-  for (const auto& [id, bytes] : sizes) f.bytes += bytes;
-  f.blocks = sizes.size();
-  source.rewind();
-  return f;
-}
 
 std::string trace_key(const WorkloadSpec& workload) {
   std::string key = workload.trace + "\n" + workload.format;

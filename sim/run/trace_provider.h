@@ -16,19 +16,10 @@
 #include <vector>
 
 #include "sim/scenario/scenario.h"
+#include "traces/stats/footprint.h"
 #include "traces/trace_source.h"
 
 namespace flashsim {
-
-/// Sum over the distinct blocks of a trace of their largest recorded size.
-struct TraceFootprint {
-  ByteCount bytes = 0;
-  std::uint64_t blocks = 0;
-  std::uint64_t records = 0;
-};
-
-/// One pass over `source` (rewound before and after).
-TraceFootprint measure_footprint(ITraceSource& source);
 
 class TraceProvider {
  public:

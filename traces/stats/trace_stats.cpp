@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <bit>
 
-#include "sim/core/hash_map.h"
+#include "traces/stats/footprint.h"
 #include "traces/stats/stack_distance.h"
 
 namespace flashsim {
@@ -19,27 +19,6 @@ namespace {
 
 constexpr std::size_t kChunk = 65536;
 __extension__ typedef unsigned __int128 U128;
-
-struct Footprint {
-  std::uint64_t unique = 0;
-  ByteCount bytes = 0;
-};
-
-Footprint footprint_pass(ITraceSource& source) {
-  source.rewind();
-  HashMap<BlockId, ByteCount> size;
-  std::vector<AccessRecord> buffer(kChunk);
-  while (const std::size_t n = source.read(buffer)) {
-    for (std::size_t i = 0; i < n; ++i) {
-      auto [it, inserted] = size.try_emplace(buffer[i].block_id, buffer[i].bytes);
-      if (!inserted) it->second = std::max(it->second, buffer[i].bytes);
-    }
-  }
-  Footprint f;
-  f.unique = size.size();
-  for (const auto& [id, b] : size) f.bytes += b;
-  return f;
-}
 
 std::vector<std::uint64_t> auto_capacities(std::uint64_t total, std::size_t points) {
   std::vector<std::uint64_t> out;
@@ -95,8 +74,8 @@ TraceStats compute_stats(ITraceSource& source, const StatsOptions& options) {
   std::vector<std::uint64_t> cap_blocks = options.capacity_blocks;
   std::vector<std::uint64_t> cap_bytes = options.capacity_bytes;
   if (cap_blocks.empty() || cap_bytes.empty()) {
-    const Footprint f = footprint_pass(source);
-    if (cap_blocks.empty()) cap_blocks = auto_capacities(f.unique, options.auto_points);
+    const TraceFootprint f = measure_footprint(source);
+    if (cap_blocks.empty()) cap_blocks = auto_capacities(f.blocks, options.auto_points);
     if (cap_bytes.empty()) cap_bytes = auto_capacities(f.bytes, options.auto_points);
   }
   CurveAccumulator by_blocks(std::move(cap_blocks));

@@ -1,0 +1,20 @@
+// A trace's footprint: what a cache would need to hold all of it.
+#pragma once
+#include <cstdint>
+
+#include "traces/trace_source.h"
+
+namespace flashsim {
+
+/// Sum over the distinct blocks of a trace of their largest recorded size.
+struct TraceFootprint {
+  ByteCount bytes = 0;
+  std::uint64_t blocks = 0;   ///< distinct block ids
+  std::uint64_t records = 0;
+};
+
+/// One pass over `source` (rewound before and after); memory is one hash
+/// entry per distinct block. Throws what the source throws.
+TraceFootprint measure_footprint(ITraceSource& source);
+
+}  // namespace flashsim
