@@ -6,7 +6,7 @@ set -euo pipefail
 pkgs=(
   build-essential cmake ninja-build pkg-config
   libyaml-cpp-dev libhdf5-dev zlib1g-dev
-  libboost-program-options-dev libboost-graph-dev libeigen3-dev
+  libcli11-dev libboost-graph-dev libeigen3-dev
   nlohmann-json3-dev libabsl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )

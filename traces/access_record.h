@@ -51,6 +51,25 @@ struct BlockCatalogEntry {
   std::uint64_t address_end = kNoAddress;
   std::int32_t layer = -1;        ///< -1 = not part of a numbered layer
   std::string kind;               ///< "weight", "kv_page", "expert", "embedding", "io", ...
+  /// Model segment: "decoder", "encoder", "cross_attention", "vision",
+  /// "shared" (tied or config-marked shared parameters); empty = unknown.
+  std::string segment{};
+  std::int32_t concept_id = -1;   ///< multimodal: the image concept the block belongs to; -1 = none
+  std::vector<float> embedding{}; ///< multimodal: the concept's embedding (semantic prefetch); may be empty
+};
+
+/// One operator of the model's per-token order: the topological order of its
+/// operator graph (sim/model/operator_graph.h). Prefetchers look ahead along
+/// it; an access names its operator by index (AccessRecord::operator_id).
+struct OperatorEntry {
+  std::string name;               ///< e.g. "layers.3.mlp"
+  std::int32_t layer = -1;
+  std::string segment;            ///< as BlockCatalogEntry::segment
+  std::vector<BlockId> blocks;    ///< weight blocks it always reads, in read order
+  /// MoE: expert blocks of which a token reads only the routed top-k
+  /// (a predictor, not the graph, says which); empty for dense operators.
+  std::vector<BlockId> routed_blocks;
+  Nanoseconds compute_ns = 0;     ///< roofline time of one token's pass (0 = unknown)
 };
 
 /// File-level facts about a trace.
@@ -60,6 +79,9 @@ struct TraceMeta {
   std::uint64_t record_count = 0;
   bool has_next_use = false;   ///< next_use_index was precomputed
   std::vector<BlockCatalogEntry> catalog;  ///< may be empty
+  /// Per-token operator order (index = operator_id); empty when the trace
+  /// did not come from a model (recorded traces).
+  std::vector<OperatorEntry> operators;
 };
 
 }  // namespace flashsim

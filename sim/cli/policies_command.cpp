@@ -1,19 +1,18 @@
 // flashsim policies [NAME] [--all]: the registered eviction policies and
 // their declared parameters (type, default, range, doc), as SST's sst-info
 // lists components. --all adds slot allocators and trace formats.
-#include <boost/program_options.hpp>
 #include <iostream>
 #include <limits>
 #include <sstream>
 #include <string>
 
 #include "sim/cache/i_slot_allocator.h"
-#include "sim/cli/commands.h"
+#include "sim/cli/cli_parse.h"
+#include "sim/cli/command_registry.h"
 #include "sim/core/errors.h"
 #include "sim/policy/i_eviction_policy.h"
+#include "sim/prefetch/i_prefetcher.h"
 #include "traces/trace_formats.h"
-
-namespace po = boost::program_options;
 
 namespace flashsim::cli {
 
@@ -38,6 +37,9 @@ std::string range_text(const ParamSpec& p) {
 template <class RegistryT>
 void list(std::ostream& out, const char* title, const RegistryT& registry, const std::string& only) {
   bool any = false;
+  bool matches = only.empty();
+  for (const auto* e : registry.entries()) matches |= e->name == only;
+  if (!matches) return;
   out << title << ":\n";
   for (const auto* e : registry.entries()) {
     if (!only.empty() && e->name != only) continue;
@@ -63,42 +65,42 @@ void list(std::ostream& out, const char* title, const RegistryT& registry, const
       out << "\n";
     }
   }
-  if (!any && !only.empty()) throw InputError("no registered " + std::string(title) + " named '" + only + "'");
-  out << "\n";
+  if (!any && only.empty()) out << "  (none)\n";
+  if (any || only.empty()) out << "\n";
 }
 
 }  // namespace
 
+namespace {
+
 int policies_command(int argc, char** argv) {
-  po::options_description visible(
-      "usage: flashsim policies [NAME] [--all]\n\n"
-      "Lists the registered eviction policies with their parameters (type, default,\n"
-      "doc, allowed range); scenarios name them as policies: [{impl: NAME, PARAM: VALUE}].\n\noptions");
-  visible.add_options()("help,h", "this help")("all", "also list slot allocators and trace formats");
-  po::options_description hidden;
-  hidden.add_options()("name", po::value<std::string>());
-  po::options_description all;
-  all.add(visible).add(hidden);
-  po::positional_options_description positional;
-  positional.add("name", 1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw InputError(std::string(e.what()) + " (flashsim policies --help)");
-  }
-  if (vm.count("help")) {
-    std::cout << visible << "\n";
-    return 0;
-  }
-  const std::string only = vm.count("name") ? vm["name"].as<std::string>() : "";
+  CLI::App app(
+      "Lists the registered eviction policies and prefetchers with their parameters\n"
+      "(type, default, doc, allowed range); scenarios name them as\n"
+      "policies: [{impl: NAME, PARAM: VALUE}] and prefetch: [{impl: NAME, ...}].",
+      "flashsim policies");
+  std::string only;
+  bool all = false;
+  app.add_option("name", only, "only this policy or prefetcher");
+  app.add_flag("--all", all, "also list slot allocators and trace formats");
+  if (!parse_command_line(app, argc, argv)) return 0;
+  bool found = only.empty();
+  for (const auto* e : PolicyRegistry::instance().entries()) found |= e->name == only;
+  for (const auto* e : PrefetcherRegistry::instance().entries()) found |= e->name == only;
+  if (!found) throw InputError("no registered eviction policy or prefetcher named '" + only + "'");
   list(std::cout, "eviction policies", PolicyRegistry::instance(), only);
-  if (vm.count("all")) {
+  list(std::cout, "prefetchers (prefetch:)", PrefetcherRegistry::instance(), only);
+  if (all) {
     list(std::cout, "slot allocators (cache.allocator)", SlotAllocatorRegistry::instance(), "");
     list(std::cout, "trace formats (workload.format, options under workload.import)", TraceFormatRegistry::instance(), "");
   }
   return 0;
 }
+
+}  // namespace
+
+FLASHSIM_REGISTER_COMMAND("policies", "policies [NAME] [--all]",
+                          "list the registered eviction policies, prefetchers and their parameters",
+                          &policies_command);
 
 }  // namespace flashsim::cli

@@ -1,7 +1,6 @@
 // flashsim run [SCENARIO] [--out DIR] [--jobs N] [--set KEY=VALUE ...]
 #include <unistd.h>
 
-#include <boost/program_options.hpp>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -10,13 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "sim/cli/commands.h"
+#include "sim/cli/cli_parse.h"
+#include "sim/cli/command_registry.h"
 #include "sim/core/errors.h"
 #include "sim/results/results_table.h"
 #include "sim/results/results_writer.h"
 #include "sim/run/scenario_runner.h"
-
-namespace po = boost::program_options;
 
 namespace {
 
@@ -37,47 +35,36 @@ void check_results_dir(const std::filesystem::path& dir) {
 
 namespace flashsim::cli {
 
+namespace {
+
 int run_command(int argc, char** argv) {
-  po::options_description visible(
-      "usage: flashsim run [SCENARIO] [options]\n\n"
+  CLI::App app(
       "Replays the scenario's trace under each of its policies (at each sweep point)\n"
       "and prints one table per sweep point; writes results.h5 and summary.json.\n"
-      "Without SCENARIO it runs the default scenario embedded in the binary.\n\noptions");
-  visible.add_options()("help,h", "this help")(
-      "out,o", po::value<std::string>(), "results folder (default: the scenario's outputs.dir, flashsim-results/<name>)")(
-      "jobs,j", po::value<long long>()->default_value(0), "runs in parallel (0: one per core)")(
-      "set,s", po::value<std::vector<std::string>>()->composing(),
-      "override a scenario key by dotted path, e.g. --set cache.capacity=50% --set policies.0.impl=arc "
-      "(repeatable; the value is YAML)")("print-scenario", "print the resolved scenario of each sweep point and exit")(
-      "no-progress", "no progress line on stderr");
-  po::options_description hidden;
-  hidden.add_options()("scenario", po::value<std::string>());
-  po::options_description all;
-  all.add(visible).add(hidden);
-  po::positional_options_description positional;
-  positional.add("scenario", 1);
-
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw InputError(std::string(e.what()) + " (flashsim run --help)");
-  }
-  if (vm.count("help")) {
-    std::cout << visible << "\n";
-    return 0;
-  }
+      "Without SCENARIO it runs the default scenario embedded in the binary.",
+      "flashsim run");
+  std::string scenario, out;
+  long long jobs = 0;
+  std::vector<std::string> sets;
+  bool print_scenario = false, no_progress = false;
+  app.add_option("scenario", scenario, "scenario YAML (default: the embedded default scenario)");
+  app.add_option("-o,--out", out, "results folder (default: the scenario's outputs.dir, flashsim-results/<name>)");
+  app.add_option("-j,--jobs", jobs, "runs in parallel (0: one per core)")->capture_default_str();
+  app.add_option("-s,--set", sets,
+                 "override a scenario key by dotted path, e.g. --set cache.capacity=50% --set policies.0.impl=arc "
+                 "(repeatable; the value is YAML)")
+      ->allow_extra_args(false);
+  app.add_flag("--print-scenario", print_scenario, "print the resolved scenario of each sweep point and exit");
+  app.add_flag("--no-progress", no_progress, "no progress line on stderr");
+  if (!parse_command_line(app, argc, argv)) return 0;
 
   std::vector<Override> overrides;
-  if (vm.count("set")) {
-    for (const auto& s : vm["set"].as<std::vector<std::string>>()) overrides.push_back(parse_override(s));
-  }
-  const bool builtin = !vm.count("scenario");
+  for (const auto& s : sets) overrides.push_back(parse_override(s));
+  const bool builtin = scenario.empty();
   const ScenarioDocument document = builtin ? ScenarioDocument::builtin_default(overrides)
-                                            : ScenarioDocument::from_file(vm["scenario"].as<std::string>(), overrides);
+                                            : ScenarioDocument::from_file(scenario, overrides);
 
-  if (vm.count("print-scenario")) {
+  if (print_scenario) {
     const auto points = document.points();
     for (const auto& p : points) {
       if (points.size() > 1) std::cout << "# point " << (p.index + 1) << "/" << points.size() << ": " << p.label() << "\n";
@@ -87,14 +74,13 @@ int run_command(int argc, char** argv) {
   }
 
   RunnerOptions options;
-  const long long jobs = vm["jobs"].as<long long>();
   if (jobs < 0 || jobs > 4096) throw InputError("--jobs " + std::to_string(jobs) + ": expected 0 (one per core) to 4096");
   options.jobs = static_cast<unsigned>(jobs);
-  if (!vm.count("no-progress") && isatty(STDERR_FILENO)) options.progress = &std::cerr;
+  if (!no_progress && isatty(STDERR_FILENO)) options.progress = &std::cerr;
   if (builtin) std::cout << "flashsim run: no scenario given; running the embedded default scenario\n";
   // The results folder is checked before the simulation, not after it.
   const Scenario first = document.resolve(document.points().front());
-  const std::string dir = vm.count("out") ? vm["out"].as<std::string>() : first.outputs.dir;
+  const std::string dir = !out.empty() ? out : first.outputs.dir;
   check_results_dir(dir);
   const ScenarioResults results = run_scenario(document, options);
 
@@ -103,5 +89,12 @@ int run_command(int argc, char** argv) {
   std::cout << "\nresults: " << paths.h5.string() << "\n         " << paths.json.string() << "\n";
   return 0;
 }
+
+}  // namespace
+
+FLASHSIM_REGISTER_COMMAND("run", "run [SCENARIO] [--out DIR] [--jobs N] [--set KEY=VALUE ...]",
+                          "replay a trace or generated workload under each policy of a scenario (YAML)\n"
+                          "and write results.h5 and summary.json; without SCENARIO, the embedded default",
+                          &run_command);
 
 }  // namespace flashsim::cli

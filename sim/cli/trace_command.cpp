@@ -1,14 +1,14 @@
 // flashsim trace import|convert|stats|next-use|formats: the canonical trace
 // file and its importers (traces/), and trace statistics (traces/stats/).
 // Library code throws; main() turns errors into exit codes.
-#include <boost/program_options.hpp>
 #include <iostream>
 #include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "sim/cli/commands.h"
+#include "sim/cli/cli_parse.h"
+#include "sim/cli/command_registry.h"
 #include "sim/core/errors.h"
 #include "sim/core/unit_parse.h"
 #include "traces/hdf5_trace.h"
@@ -17,8 +17,6 @@
 #include "traces/stats/stats_report.h"
 #include "traces/stats/trace_stats.h"
 #include "traces/trace_formats.h"
-
-namespace po = boost::program_options;
 
 namespace flashsim::cli {
 
@@ -50,11 +48,12 @@ struct CommonOptions {
   std::string time_unit;
 };
 
-void add_import_options(po::options_description& d, CommonOptions& c) {
-  d.add_options()("map,m", po::value(&c.maps)->composing(),
-                  "FIELD=COLUMN: csv column (header name or 0-based index) of a field (repeatable)")(
-      "time-unit", po::value(&c.time_unit), "csv time column unit: ns, us, ms or s")(
-      "option,o", po::value(&c.options)->composing(), "KEY=VALUE: an option of the input format (repeatable)");
+void add_import_options(CLI::App& app, CommonOptions& c) {
+  app.add_option("-m,--map", c.maps, "FIELD=COLUMN: csv column (header name or 0-based index) of a field (repeatable)")
+      ->allow_extra_args(false);
+  app.add_option("--time-unit", c.time_unit, "csv time column unit: ns, us, ms or s");
+  app.add_option("-o,--option", c.options, "KEY=VALUE: an option of the input format (repeatable)")
+      ->allow_extra_args(false);
 }
 
 std::pair<std::string, std::string> split_pair(const std::string& text, const char* what) {
@@ -77,18 +76,6 @@ std::map<std::string, std::string> format_options(const CommonOptions& c) {
   }
   if (!c.time_unit.empty()) out["time_unit"] = c.time_unit;
   return out;
-}
-
-po::variables_map parse(const std::vector<std::string>& args, const po::options_description& visible,
-                        const po::positional_options_description& positional) {
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(visible).positional(positional).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw InputError(std::string(e.what()) + "\n" + kUsage);
-  }
-  return vm;
 }
 
 void print_kineto_report(const ITraceSource& source) {
@@ -141,31 +128,22 @@ std::vector<std::uint64_t> parse_list(const std::string& text, bool bytes) {
 int do_import(const std::vector<std::string>& args, bool convert) {
   CommonOptions c;
   std::string input, output, format;
-  bool next_use = false, help = false;
+  bool next_use = false;
   Hdf5WriteOptions h5;
-  po::options_description visible(convert ? "flashsim trace convert INPUT OUTPUT" : "flashsim trace import FORMAT INPUT OUTPUT");
-  visible.add_options()("help,h", po::bool_switch(&help), "this help")(
-      "next-use", po::bool_switch(&next_use), "add next_use_index (h5 output only)")(
-      "deflate", po::value(&h5.deflate_level)->default_value(h5.deflate_level),
-      "h5 output: deflate level 0..9 (0: uncompressed, fastest to read)");
-  if (convert) visible.add_options()("format,f", po::value(&format), "input format (default: from INPUT's name)");
-  add_import_options(visible, c);
-  po::options_description all;
-  all.add(visible);
-  all.add_options()("input-format", po::value(&format))("input", po::value(&input))("output", po::value(&output));
-  po::positional_options_description pos;
-  if (!convert) pos.add("input-format", 1);
-  pos.add("input", 1).add("output", 1);
-  parse(args, all, pos);
-  if (help) {
-    std::cout << visible << "\n" << kUsage;
-    return 0;
-  }
-  if (input.empty() || output.empty() || (!convert && format.empty())) {
-    throw InputError(std::string("missing ") + (!convert && format.empty() ? "FORMAT" : input.empty() ? "INPUT" : "OUTPUT") +
-                     "\n" + kUsage);
-  }
-  if (h5.deflate_level < 0 || h5.deflate_level > 9) throw InputError("--deflate must be in 0..9");
+  CLI::App app(convert ? "Converts INPUT to OUTPUT (input format from INPUT's name unless --format)."
+                       : "Imports INPUT, read as FORMAT, into OUTPUT (.h5 or .csv).",
+               convert ? "flashsim trace convert" : "flashsim trace import");
+  app.footer(kUsage);
+  if (!convert) app.add_option("format", format, "input format (flashsim trace formats)")->required();
+  app.add_option("input", input, "input trace")->required();
+  app.add_option("output", output, "output trace (.h5 or .csv)")->required();
+  app.add_flag("--next-use", next_use, "add next_use_index (h5 output only)");
+  app.add_option("--deflate", h5.deflate_level, "h5 output: deflate level 0..9 (0: uncompressed, fastest to read)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 9));
+  if (convert) app.add_option("-f,--format", format, "input format (default: from INPUT's name)");
+  add_import_options(app, c);
+  if (!parse_command_line(app, args)) return 0;
   return import_or_convert(format, input, output, c, next_use, h5);
 }
 
@@ -173,30 +151,23 @@ int do_stats(const std::vector<std::string>& args) {
   CommonOptions c;
   std::string input, blocks_list, bytes_list;
   long long points = 16;
-  bool json = false, help = false;
-  po::options_description visible("flashsim trace stats TRACE");
-  visible.add_options()("help,h", po::bool_switch(&help), "this help")(
-      "format,f", po::value(&c.format), "input format (default: from TRACE's name)")(
-      "mrc-points", po::value(&points)->default_value(16),
-      "capacity points of each miss-ratio curve: i/N of the unique blocks or footprint bytes, i = 1..N")(
-      "capacity-blocks", po::value(&blocks_list), "explicit LRU capacities in blocks, comma-separated")(
-      "capacity-bytes", po::value(&bytes_list), "explicit LRU capacities in bytes, comma-separated (units: 2MiB)")(
-      "json", po::bool_switch(&json), "print JSON instead of text");
-  add_import_options(visible, c);
-  po::options_description all;
-  all.add(visible);
-  all.add_options()("input", po::value(&input));
-  po::positional_options_description pos;
-  pos.add("input", 1);
-  parse(args, all, pos);
-  if (help) {
-    std::cout << visible << "\n" << kUsage;
-    return 0;
-  }
-  if (input.empty()) throw InputError(std::string("missing TRACE\n") + kUsage);
+  bool json = false;
+  CLI::App app("Records, unique blocks, footprint, reuse distances and LRU miss-ratio curves of a trace.",
+               "flashsim trace stats");
+  app.footer(kUsage);
+  app.add_option("trace", input, "the trace")->required();
+  app.add_option("-f,--format", c.format, "input format (default: from TRACE's name)");
+  app.add_option("--mrc-points", points,
+                 "capacity points of each miss-ratio curve: i/N of the unique blocks or footprint bytes, i = 1..N")
+      ->capture_default_str();
+  app.add_option("--capacity-blocks", blocks_list, "explicit LRU capacities in blocks, comma-separated");
+  app.add_option("--capacity-bytes", bytes_list, "explicit LRU capacities in bytes, comma-separated (units: 2MiB)");
+  app.add_flag("--json", json, "print JSON instead of text");
+  add_import_options(app, c);
+  if (!parse_command_line(app, args)) return 0;
+  if (points < 1 || points > 100000) throw InputError("--mrc-points " + std::to_string(points) + ": expected 1 to 100000");
   std::unique_ptr<ITraceSource> source = open_trace(input, c.format, format_options(c));
   if (!json) print_kineto_report(*source);
-  if (points < 1 || points > 100000) throw InputError("--mrc-points " + std::to_string(points) + ": expected 1 to 100000");
   StatsOptions options;
   options.auto_points = static_cast<std::size_t>(points);
   options.capacity_blocks = parse_list(blocks_list, false);
@@ -231,6 +202,8 @@ int do_formats() {
 
 }  // namespace
 
+namespace {
+
 int trace_command(int argc, char** argv) {
   // argv[0] is "trace"; argv[1] the action.
   if (argc < 2) throw InputError(std::string("flashsim trace needs an action\n") + kUsage);
@@ -247,5 +220,12 @@ int trace_command(int argc, char** argv) {
   if (action == "formats") return do_formats();
   throw InputError("unknown trace action '" + action + "'\n" + kUsage);
 }
+
+}  // namespace
+
+FLASHSIM_REGISTER_COMMAND("trace", "trace import|convert|stats|next-use|formats ...",
+                          "import traces (CSV, libCacheSim oracleGeneral, PyTorch Kineto, ...) into\n"
+                          "the canonical HDF5 form, and print their statistics",
+                          &trace_command);
 
 }  // namespace flashsim::cli

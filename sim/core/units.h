@@ -26,6 +26,9 @@ inline constexpr ByteCount kGiB = 1024 * kMiB;
 /// Access index value meaning "this block is never accessed again".
 inline constexpr std::uint64_t kNeverAccessedAgain = std::numeric_limits<std::uint64_t>::max();
 
+/// A time that never comes (no event scheduled, block never accessed).
+inline constexpr Nanoseconds kNeverNs = std::numeric_limits<Nanoseconds>::max();
+
 /// Time to move `bytes` at `bandwidth` in integer ns, rounded up so that a
 /// non-empty transfer never takes zero time. Throws nothing; bandwidth must be > 0.
 constexpr Nanoseconds transfer_time_ns(ByteCount bytes, BytesPerSecond bandwidth) {

@@ -27,8 +27,6 @@
 
 namespace flashsim {
 
-inline constexpr Nanoseconds kNeverNs = std::numeric_limits<Nanoseconds>::max();
-
 /// Busy time split over fixed windows [k·window_ns, (k+1)·window_ns).
 /// window_ns == 0 means one window holding everything.
 class BusyWindows {

@@ -1,0 +1,35 @@
+#include "sim/cli/cli_parse.h"
+
+#include <algorithm>
+#include <iostream>
+
+#include "sim/core/errors.h"
+
+namespace flashsim::cli {
+namespace {
+
+template <class Parse>
+bool parse_with(CLI::App& app, Parse&& parse) {
+  try {
+    parse();
+    return true;
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return false;
+  } catch (const CLI::ParseError& e) {
+    throw InputError(std::string(e.what()) + " (" + app.get_name() + " --help)");
+  }
+}
+
+}  // namespace
+
+bool parse_command_line(CLI::App& app, int argc, char** argv) {
+  return parse_with(app, [&] { app.parse(argc, argv); });
+}
+
+bool parse_command_line(CLI::App& app, std::vector<std::string> args) {
+  std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last-first
+  return parse_with(app, [&] { app.parse(args); });
+}
+
+}  // namespace flashsim::cli
