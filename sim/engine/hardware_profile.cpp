@@ -120,4 +120,23 @@ ContentionSpec ContentionSpec::from(const ParamValues& v) {
   return s;
 }
 
+const std::vector<ParamSpec>& ComputeSpec::param_specs() {
+  static const std::vector<ParamSpec> specs{
+      spec("peak_flops", ParamType::real, "989e12",
+       "dense bf16 FLOP/s for roofline operator times; default = H200 datasheet 989e12 (measured ~790e12, "
+       "../shared/hw/H200.md)", 0, 1e18),
+      spec("hbm_bandwidth", ParamType::bandwidth, "4.8TB/s",
+       "device-memory bytes/s for roofline operator times; default = H200 datasheet 4.8 TB/s (measured 4.47 TB/s, "
+       "../shared/hw/H200.md)", 1, 1e18),
+  };
+  return specs;
+}
+
+ComputeSpec ComputeSpec::from(const ParamValues& v) {
+  ComputeSpec s;
+  s.peak_flops = v.real("peak_flops");
+  s.hbm_bandwidth = v.bandwidth("hbm_bandwidth");
+  return s;
+}
+
 }  // namespace flashsim

@@ -77,6 +77,18 @@ struct ContentionSpec {
   static ContentionSpec from(const ParamValues& values);
 };
 
+/// Compute throughput for roofline operator times (sim/model/roofline.h).
+/// Profile defaults: the H200 datasheet, 989 TFLOP/s bf16 dense and 4.8
+/// TB/s HBM3e; measured 790 TFLOP/s (bf16 matmul) and 4.47 TB/s (2 GiB
+/// read-only kernel), ../shared/hw/H200.md. In code, 0 = unknown: that
+/// roofline term counts nothing.
+struct ComputeSpec {
+  double peak_flops = 0.0;         ///< dense bf16 FLOP/s
+  BytesPerSecond hbm_bandwidth = 0.0;  ///< bytes/s the operators' weights and activations stream at
+  static const std::vector<ParamSpec>& param_specs();
+  static ComputeSpec from(const ParamValues& values);
+};
+
 struct HardwareProfile {
   std::string name;
   std::string source;                 ///< where the numbers come from (citation)
@@ -85,6 +97,7 @@ struct HardwareProfile {
   TlbSpec tlb;
   L2Spec l2;
   ContentionSpec contention;
+  ComputeSpec compute;
 };
 
 }  // namespace flashsim

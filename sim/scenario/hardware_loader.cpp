@@ -138,7 +138,7 @@ Spec resolve_part(const ConfigNode& hw, const char* part, ConfigNode& resolved) 
 }
 
 HardwareProfile resolve_flat(const ConfigNode& hw, ConfigNode& resolved) {
-  const std::vector<std::string> parts = {"tiers", "tlb", "l2", "contention"};
+  const std::vector<std::string> parts = {"tiers", "tlb", "l2", "contention", "compute"};
   const ParamValues top = resolve_params(hw, "hardware", "hardware", profile_specs(), parts);
   HardwareProfile profile;
   profile.name = top.text("name");
@@ -164,6 +164,7 @@ HardwareProfile resolve_flat(const ConfigNode& hw, ConfigNode& resolved) {
   profile.tlb = resolve_part<TlbSpec>(hw, "tlb", resolved);
   profile.l2 = resolve_part<L2Spec>(hw, "l2", resolved);
   profile.contention = resolve_part<ContentionSpec>(hw, "contention", resolved);
+  profile.compute = resolve_part<ComputeSpec>(hw, "compute", resolved);
   return profile;
 }
 

@@ -7,7 +7,7 @@
 // A profile file has the keys: name, source, profile (inherit another
 // profile and override it), miss_penalty, tiers (list, fast tier first; each
 // {name, capacity, hit_latency, policy, link: {latency, bandwidth, sharing}}),
-// tlb {...}, l2 {...}, contention {...}.
+// tlb {...}, l2 {...}, contention {...}, compute {peak_flops, hbm_bandwidth}.
 #pragma once
 #include <filesystem>
 #include <string>
