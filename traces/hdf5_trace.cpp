@@ -14,13 +14,40 @@ namespace {
 
 constexpr const char* kRecordsGroup = "records";
 constexpr const char* kCatalogGroup = "catalog";
+constexpr const char* kOperatorsGroup = "operators";
+
+// A numeric 1-D dataset of `n` elements from `data`.
+void write_column(hid_t group, const char* name, hid_t file_type, hid_t mem_type, std::size_t n, const void* data) {
+  const hsize_t chunk = std::clamp<hsize_t>(n, 1, 65536);
+  h5::Handle d = h5::create_extendible(group, name, file_type, mem_type, chunk, 4, nullptr);
+  h5::set_length(d.get(), n);
+  h5::write_range(d.get(), mem_type, 0, n, data);
+}
+
+// A list of variable-length lists as two datasets: <name>_length (u32, one
+// per entry) and <name> (the elements of every entry, concatenated).
+template <class T>
+void write_ragged(hid_t group, const std::string& name, hid_t file_type, hid_t mem_type,
+                  const std::vector<const std::vector<T>*>& lists) {
+  std::vector<std::uint32_t> lengths;
+  std::vector<T> values;
+  lengths.reserve(lists.size());
+  for (const auto* list : lists) {
+    lengths.push_back(static_cast<std::uint32_t>(list->size()));
+    values.insert(values.end(), list->begin(), list->end());
+  }
+  write_column(group, (name + "_length").c_str(), H5T_STD_U32LE, H5T_NATIVE_UINT32, lengths.size(), lengths.data());
+  write_column(group, name.c_str(), file_type, mem_type, values.size(), values.data());
+}
 
 void write_catalog(hid_t file, const std::vector<BlockCatalogEntry>& catalog) {
   h5::Handle group = h5::create_group(file, kCatalogGroup);
   const std::size_t n = catalog.size();
   std::vector<std::uint64_t> ids(n), bytes(n), begins(n), ends(n);
-  std::vector<std::int32_t> layers(n);
-  std::vector<std::string> names(n), kinds(n);
+  std::vector<std::int32_t> layers(n), concepts(n);
+  std::vector<std::string> names(n), kinds(n), segments(n);
+  std::vector<const std::vector<float>*> embeddings(n);
+  bool any_segment = false, any_concept = false, any_embedding = false;
   for (std::size_t i = 0; i < n; ++i) {
     ids[i] = catalog[i].id;
     bytes[i] = catalog[i].bytes;
@@ -29,20 +56,90 @@ void write_catalog(hid_t file, const std::vector<BlockCatalogEntry>& catalog) {
     layers[i] = catalog[i].layer;
     names[i] = catalog[i].name;
     kinds[i] = catalog[i].kind;
+    segments[i] = catalog[i].segment;
+    concepts[i] = catalog[i].concept_id;
+    embeddings[i] = &catalog[i].embedding;
+    any_segment |= !catalog[i].segment.empty();
+    any_concept |= catalog[i].concept_id != -1;
+    any_embedding |= !catalog[i].embedding.empty();
   }
-  const hsize_t chunk = std::clamp<hsize_t>(n, 1, 65536);
-  auto numeric = [&](const char* name, hid_t file_type, hid_t mem_type, const void* data) {
-    h5::Handle d = h5::create_extendible(group.get(), name, file_type, mem_type, chunk, 4, nullptr);
-    h5::set_length(d.get(), n);
-    h5::write_range(d.get(), mem_type, 0, n, data);
-  };
-  numeric("id", H5T_STD_U64LE, H5T_NATIVE_UINT64, ids.data());
-  h5::write_strings(group.get(), "name", names);
-  numeric("bytes", H5T_STD_U64LE, H5T_NATIVE_UINT64, bytes.data());
-  numeric("address_begin", H5T_STD_U64LE, H5T_NATIVE_UINT64, begins.data());
-  numeric("address_end", H5T_STD_U64LE, H5T_NATIVE_UINT64, ends.data());
-  numeric("layer", H5T_STD_I32LE, H5T_NATIVE_INT32, layers.data());
-  h5::write_strings(group.get(), "kind", kinds);
+  const hid_t g = group.get();
+  write_column(g, "id", H5T_STD_U64LE, H5T_NATIVE_UINT64, n, ids.data());
+  h5::write_strings(g, "name", names);
+  write_column(g, "bytes", H5T_STD_U64LE, H5T_NATIVE_UINT64, n, bytes.data());
+  write_column(g, "address_begin", H5T_STD_U64LE, H5T_NATIVE_UINT64, n, begins.data());
+  write_column(g, "address_end", H5T_STD_U64LE, H5T_NATIVE_UINT64, n, ends.data());
+  write_column(g, "layer", H5T_STD_I32LE, H5T_NATIVE_INT32, n, layers.data());
+  h5::write_strings(g, "kind", kinds);
+  // Optional columns: written only when some entry differs from the default,
+  // so a recorded trace's file is what it was before they existed.
+  if (any_segment) h5::write_strings(g, "segment", segments);
+  if (any_concept) write_column(g, "concept_id", H5T_STD_I32LE, H5T_NATIVE_INT32, n, concepts.data());
+  if (any_embedding) write_ragged<float>(g, "embedding", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, embeddings);
+}
+
+void write_operators(hid_t file, const std::vector<OperatorEntry>& operators) {
+  if (operators.empty()) return;
+  h5::Handle group = h5::create_group(file, kOperatorsGroup);
+  const std::size_t n = operators.size();
+  std::vector<std::string> names(n), segments(n);
+  std::vector<std::int32_t> layers(n);
+  std::vector<std::int64_t> compute(n);
+  std::vector<const std::vector<BlockId>*> blocks(n), routed(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    names[i] = operators[i].name;
+    segments[i] = operators[i].segment;
+    layers[i] = operators[i].layer;
+    compute[i] = operators[i].compute_ns;
+    blocks[i] = &operators[i].blocks;
+    routed[i] = &operators[i].routed_blocks;
+  }
+  const hid_t g = group.get();
+  h5::write_strings(g, "name", names);
+  write_column(g, "layer", H5T_STD_I32LE, H5T_NATIVE_INT32, n, layers.data());
+  h5::write_strings(g, "segment", segments);
+  write_column(g, "compute_ns", H5T_STD_I64LE, H5T_NATIVE_INT64, n, compute.data());
+  write_ragged<BlockId>(g, "blocks", H5T_STD_U64LE, H5T_NATIVE_UINT64, blocks);
+  write_ragged<BlockId>(g, "routed_blocks", H5T_STD_U64LE, H5T_NATIVE_UINT64, routed);
+}
+
+// Reads the ragged lists written by write_ragged: `n` lists, or none when
+// both datasets are absent. Throws InputError naming the dataset.
+template <class T>
+std::vector<std::vector<T>> read_ragged(hid_t group, const std::string& name, hid_t mem_type, hsize_t n,
+                                        const std::string& prefix) {
+  const std::string length_name = name + "_length";
+  const bool has_lengths = h5::link_exists(group, length_name.c_str());
+  const bool has_values = h5::link_exists(group, name.c_str());
+  if (!has_lengths && !has_values) return {};
+  if (has_lengths != has_values) {
+    throw InputError(prefix + (has_lengths ? name : length_name) + " is missing (" +
+                     (has_lengths ? length_name : name) + " is present)");
+  }
+  h5::Handle lengths_d = h5::open_dataset(group, length_name.c_str());
+  if (h5::length(lengths_d.get(), prefix + length_name) != n) {
+    throw InputError(prefix + length_name + " does not have one element per entry (" + std::to_string(n) + ")");
+  }
+  std::vector<std::uint32_t> lengths(n);
+  h5::read_range(lengths_d.get(), H5T_NATIVE_UINT32, 0, n, lengths.data());
+  std::uint64_t total = 0;
+  for (std::uint32_t len : lengths) total += len;
+  h5::Handle values_d = h5::open_dataset(group, name.c_str());
+  const hsize_t have = h5::length(values_d.get(), prefix + name);
+  if (have != total) {
+    throw InputError(prefix + name + " has " + std::to_string(have) + " elements, " + length_name + " sums to " +
+                     std::to_string(total));
+  }
+  std::vector<T> values(total);
+  h5::read_range(values_d.get(), mem_type, 0, total, values.data());
+  std::vector<std::vector<T>> out(n);
+  std::size_t at = 0;
+  for (hsize_t i = 0; i < n; ++i) {
+    out[i].assign(values.begin() + static_cast<std::ptrdiff_t>(at),
+                  values.begin() + static_cast<std::ptrdiff_t>(at + lengths[i]));
+    at += lengths[i];
+  }
+  return out;
 }
 
 std::vector<BlockCatalogEntry> read_catalog(hid_t file, const std::string& where) {
@@ -90,11 +187,67 @@ std::vector<BlockCatalogEntry> read_catalog(hid_t file, const std::string& where
   u64_column("address_end", &BlockCatalogEntry::address_end);
   string_column("name", &BlockCatalogEntry::name);
   string_column("kind", &BlockCatalogEntry::kind);
-  if (h5::Handle d = open_column("layer")) {
+  string_column("segment", &BlockCatalogEntry::segment);
+  auto i32_column = [&](const char* name, std::int32_t BlockCatalogEntry::*member) {
+    h5::Handle d = open_column(name);
+    if (!d) return;
     h5::read_range(d.get(), H5T_NATIVE_INT32, 0, n, i32.data());
-    for (hsize_t i = 0; i < n; ++i) catalog[i].layer = i32[i];
-  }
+    for (hsize_t i = 0; i < n; ++i) catalog[i].*member = i32[i];
+  };
+  i32_column("layer", &BlockCatalogEntry::layer);
+  i32_column("concept_id", &BlockCatalogEntry::concept_id);
+  auto embeddings = read_ragged<float>(group.get(), "embedding", H5T_NATIVE_FLOAT, n, prefix);
+  for (hsize_t i = 0; i < embeddings.size(); ++i) catalog[i].embedding = std::move(embeddings[i]);
   return catalog;
+}
+
+std::vector<OperatorEntry> read_operators(hid_t file, const std::string& where) {
+  std::vector<OperatorEntry> operators;
+  if (!h5::link_exists(file, kOperatorsGroup)) return operators;
+  h5::Handle group = h5::open_group(file, kOperatorsGroup);
+  const hid_t g = group.get();
+  const std::string prefix = where + ": dataset /operators/";
+  if (!h5::link_exists(g, "name")) throw InputError(prefix + "name is missing");
+  h5::Handle names_d = h5::open_dataset(g, "name");
+  const hsize_t n = h5::length(names_d.get(), prefix + "name");
+  operators.resize(n);
+  auto strings = [&](const char* name, std::string OperatorEntry::*member, h5::Handle d) {
+    if (!d) return;
+    std::vector<std::string> values;
+    try {
+      values = h5::read_strings(d.get(), n);
+    } catch (const Error& e) {
+      throw InputError(prefix + name + ": " + e.what());
+    }
+    for (hsize_t i = 0; i < n; ++i) operators[i].*member = std::move(values[i]);
+  };
+  auto open_column = [&](const char* name) -> h5::Handle {
+    if (!h5::link_exists(g, name)) return {};
+    h5::Handle d = h5::open_dataset(g, name);
+    const hsize_t len = h5::length(d.get(), prefix + name);
+    if (len != n) {
+      throw InputError(prefix + name + " has " + std::to_string(len) + " elements, /operators/name has " +
+                       std::to_string(n));
+    }
+    return d;
+  };
+  strings("name", &OperatorEntry::name, std::move(names_d));
+  strings("segment", &OperatorEntry::segment, open_column("segment"));
+  if (h5::Handle d = open_column("layer")) {
+    std::vector<std::int32_t> v(n);
+    h5::read_range(d.get(), H5T_NATIVE_INT32, 0, n, v.data());
+    for (hsize_t i = 0; i < n; ++i) operators[i].layer = v[i];
+  }
+  if (h5::Handle d = open_column("compute_ns")) {
+    std::vector<std::int64_t> v(n);
+    h5::read_range(d.get(), H5T_NATIVE_INT64, 0, n, v.data());
+    for (hsize_t i = 0; i < n; ++i) operators[i].compute_ns = v[i];
+  }
+  auto blocks = read_ragged<BlockId>(g, "blocks", H5T_NATIVE_UINT64, n, prefix);
+  for (hsize_t i = 0; i < blocks.size(); ++i) operators[i].blocks = std::move(blocks[i]);
+  auto routed = read_ragged<BlockId>(g, "routed_blocks", H5T_NATIVE_UINT64, n, prefix);
+  for (hsize_t i = 0; i < routed.size(); ++i) operators[i].routed_blocks = std::move(routed[i]);
+  return operators;
 }
 
 }  // namespace
@@ -225,6 +378,7 @@ void Hdf5TraceWriter::finish() {
     h5::write_attr_int(root, "record_count", H5T_STD_U64LE, static_cast<std::int64_t>(s.written));
     h5::write_attr_int(root, "has_next_use", H5T_STD_U8LE, s.meta.has_next_use ? 1 : 0);
     write_catalog(root, s.meta.catalog);
+    write_operators(root, s.meta.operators);
     // Everything reaches the disk while all objects are open; only then close
     // (hdf5_io.h, "closing files being written").
     h5::flush_file(root, "flushing");
@@ -350,6 +504,7 @@ Hdf5TraceSource::Hdf5TraceSource(std::filesystem::path path, std::size_t window_
     }
   }
   s.meta.catalog = read_catalog(root, s.where);
+  s.meta.operators = read_operators(root, s.where);
   s.window = static_cast<std::size_t>(std::min<std::uint64_t>(s.window, std::max<std::uint64_t>(1, s.meta.record_count)));
   s.columns.resize(fields.size());
   for (std::size_t k = 0; k < fields.size(); ++k) {

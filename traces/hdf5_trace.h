@@ -12,7 +12,16 @@
 //                          next_use_index u64                         -- present iff has_next_use
 //   /catalog/<column>      the block catalog, one entry per element: id u64,
 //                          name (variable-length UTF-8), bytes u64, address_begin u64,
-//                          address_end u64, layer i32, kind (variable-length UTF-8)
+//                          address_end u64, layer i32, kind (variable-length UTF-8);
+//                          optional (written only when some entry is not default,
+//                          absent = defaults): segment (string), concept_id i32,
+//                          embedding_length u32 (floats per entry) with embedding
+//                          f32 (every entry's floats, concatenated)
+//   /operators/<column>    optional, present iff TraceMeta::operators is non-empty,
+//                          one element per operator (index = operator_id): name,
+//                          segment (strings), layer i32, compute_ns i64,
+//                          blocks_length u32 + blocks u64, routed_blocks_length u32 +
+//                          routed_blocks u64 (ragged lists, concatenated)
 //
 // A reader fills defaults for absent optional datasets. Every dataset of
 // /records has record_count elements. Object timestamps are off, so the same
@@ -53,7 +62,7 @@ struct Hdf5WriteOptions {
 /// Records are written as given; readers validate them (RecordValidator).
 class Hdf5TraceWriter final : public ITraceSink {
  public:
-  /// `meta`: source, has_next_use and catalog are written; record_count is
+  /// `meta`: source, has_next_use, catalog and operators are written; record_count is
   /// counted. Throws Error if the temp file cannot be created.
   Hdf5TraceWriter(std::filesystem::path path, TraceMeta meta, Hdf5WriteOptions options = {});
   ~Hdf5TraceWriter() override;

@@ -11,6 +11,7 @@
 #include "traces/prefetching_trace_source.h"
 #include "sim/core/errors.h"
 #include "sim/scenario/embedded_files.h"
+#include "sim/workload/workload_io.h"
 #include "traces/trace_formats.h"
 
 namespace flashsim {
@@ -92,6 +93,14 @@ std::filesystem::path make_temp_dir() {
 }  // namespace
 
 std::string trace_key(const WorkloadSpec& workload) {
+  if (workload.generated) {
+    const WorkloadContext& c = workload.generator_context;
+    std::string key = "generator:" + workload.generator + "\nseed=" + std::to_string(c.seed) +
+                      "\npeak_flops=" + std::to_string(c.compute.peak_flops) +
+                      "\nhbm_bandwidth=" + std::to_string(c.compute.hbm_bandwidth) + "\nbase=" + c.base_dir.string();
+    for (const auto& [k, v] : workload.generator_params) key += "\n" + k + "=" + v;
+    return key;
+  }
   std::string key = workload.trace + "\n" + workload.format;
   for (const auto& [k, v] : workload.import_options) key += "\n" + k + "=" + v;
   return key;
@@ -99,6 +108,22 @@ std::string trace_key(const WorkloadSpec& workload) {
 
 TraceProvider::TraceProvider(const WorkloadSpec& workload, std::uint64_t memory_limit_records)
     : workload_(workload), path_(workload.path) {
+  if (workload.generated) {
+    generator_ = make_workload(workload.generator, workload.generator_params, workload.generator_context);
+    std::unique_ptr<ITraceSource> source = generator_->open();
+    auto records = std::make_shared<std::vector<AccessRecord>>();
+    std::vector<AccessRecord> buffer(kChunk);
+    while (const std::size_t n = source->read(buffer)) {
+      records->insert(records->end(), buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(n));
+      if (records->size() > memory_limit_records) return;  // too long to keep: every run generates its own
+    }
+    auto meta = std::make_shared<TraceMeta>(generator_->meta());
+    meta->record_count = records->size();
+    records->shrink_to_fit();
+    records_ = std::move(records);
+    meta_ = std::move(meta);
+    return;
+  }
   if (workload.builtin) {
     const EmbeddedFile* file = find_embedded_data(workload.builtin_name);
     if (!file) throw InputError("no built-in trace '" + workload.builtin_name + "'");
@@ -136,6 +161,7 @@ TraceProvider::~TraceProvider() {
 
 std::unique_ptr<ITraceSource> TraceProvider::open() const {
   if (records_) return std::make_unique<SharedMemorySource>(meta_, records_);
+  if (generator_) return std::make_unique<PrefetchingTraceSource>(generator_->open());
   // Streamed traces decode one chunk ahead on a second thread.
   if (workload_.format == "hdf5") {
     return std::make_unique<PrefetchingTraceSource>(

@@ -7,6 +7,10 @@
 // streaming, by each run. A `builtin:NAME` trace is first written out from
 // the binary into a private temporary folder (with any NAME.catalog.csv
 // beside it, so the CSV importer finds its catalog), removed afterwards.
+// A generated workload (WorkloadSpec::generated) is built once; its records
+// are generated once into memory when they number at most
+// `memory_limit_records`, else every run's reader generates them afresh,
+// streaming (generation is deterministic, and faster than reading a file).
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -16,6 +20,7 @@
 #include <vector>
 
 #include "sim/scenario/scenario.h"
+#include "sim/workload/i_workload_generator.h"
 #include "traces/stats/footprint.h"
 #include "traces/trace_source.h"
 
@@ -38,6 +43,8 @@ class TraceProvider {
 
   /// The file the trace is read from (a temp file for builtin traces).
   const std::filesystem::path& path() const { return path_; }
+  /// The generator of a generated workload; nullptr for traces.
+  const IWorkloadGenerator* generator() const { return generator_.get(); }
   /// True when the records are held in memory and shared.
   bool in_memory() const { return records_ != nullptr; }
 
@@ -47,6 +54,7 @@ class TraceProvider {
   std::filesystem::path path_;
   std::shared_ptr<const std::vector<AccessRecord>> records_;
   std::shared_ptr<const TraceMeta> meta_;
+  std::shared_ptr<const IWorkloadGenerator> generator_;
   mutable std::mutex mutex_;
   mutable bool footprint_known_ = false;
   mutable TraceFootprint footprint_;

@@ -1,6 +1,6 @@
 # Writes a C++ file holding the bytes of the scenarios/ files that the
 # binary carries (sim/scenario/embedded_files.h): default.yaml,
-# hardware/*.yaml and data/*. Run as a script:
+# hardware/*.yaml, data/* and models/*.json. Run as a script:
 #   cmake -DROOT=<repo>/scenarios -DOUT=<file.cpp> -P embed_files.cmake
 # The output is rewritten only when its content changes.
 if(NOT ROOT OR NOT OUT)
@@ -8,7 +8,7 @@ if(NOT ROOT OR NOT OUT)
 endif()
 
 file(GLOB files RELATIVE ${ROOT}
-  ${ROOT}/default.yaml ${ROOT}/hardware/*.yaml ${ROOT}/data/*)
+  ${ROOT}/default.yaml ${ROOT}/hardware/*.yaml ${ROOT}/data/* ${ROOT}/models/*.json)
 list(SORT files)
 
 set(body "")
