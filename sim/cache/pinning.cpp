@@ -10,14 +10,16 @@ namespace flashsim {
 PinnedSet resolve_pins(const PinSpec& spec, const TraceMeta& meta, ByteCount capacity_bytes) {
   PinnedSet out;
   out.ids.insert(spec.blocks.begin(), spec.blocks.end());
-  if ((!spec.layers.empty() || !spec.kinds.empty()) && meta.catalog.empty()) {
-    throw InputError("cache.pin: pinning by layer or kind needs the trace's block catalog, and trace '" +
+  if ((!spec.layers.empty() || !spec.kinds.empty() || !spec.segments.empty()) && meta.catalog.empty()) {
+    throw InputError("cache.pin: pinning by layer, kind or segment needs the trace's block catalog, and trace '" +
                      meta.source + "' has none");
   }
   for (const BlockCatalogEntry& e : meta.catalog) {
     const bool by_layer = std::find(spec.layers.begin(), spec.layers.end(), e.layer) != spec.layers.end();
     const bool by_kind = std::find(spec.kinds.begin(), spec.kinds.end(), e.kind) != spec.kinds.end();
-    if (by_layer || by_kind) out.ids.insert(e.id);
+    const bool by_segment =
+        !e.segment.empty() && std::find(spec.segments.begin(), spec.segments.end(), e.segment) != spec.segments.end();
+    if (by_layer || by_kind || by_segment) out.ids.insert(e.id);
   }
   // A layer or kind that pins nothing is a typo, not a choice.
   for (std::int32_t layer : spec.layers) {
@@ -33,6 +35,18 @@ PinnedSet resolve_pins(const PinSpec& spec, const TraceMeta& meta, ByteCount cap
       }
       throw InputError("cache.pin.kinds: no block of trace '" + meta.source + "' has kind '" + kind +
                        "' (kinds there: " + kinds + ")");
+    }
+  }
+  for (const std::string& segment : spec.segments) {
+    if (std::none_of(meta.catalog.begin(), meta.catalog.end(), [&](const auto& e) { return e.segment == segment; })) {
+      std::string segments;
+      for (const auto& e : meta.catalog) {
+        if (!e.segment.empty() && segments.find("'" + e.segment + "'") == std::string::npos) {
+          segments += (segments.empty() ? "'" : ", '") + e.segment + "'";
+        }
+      }
+      throw InputError("cache.pin.segments: no block of trace '" + meta.source + "' is in segment '" + segment +
+                       "' (segments there: " + (segments.empty() ? std::string("none") : segments) + ")");
     }
   }
   HashSet<BlockId> counted;

@@ -12,10 +12,12 @@ struct PinnedSet {
   ByteCount catalog_bytes = 0;  ///< catalog sizes of the pinned blocks found in the catalog
 };
 
-/// Ids named by `spec.blocks`, plus every catalog entry of `meta` whose layer
-/// or kind `spec` names. Throws InputError when layers or kinds are named
-/// but the trace has no catalog, or when the pinned blocks' catalog bytes
-/// exceed `capacity_bytes` (the fast tier's).
+/// Ids named by `spec.blocks`, plus every catalog entry of `meta` whose layer,
+/// kind or segment (BlockCatalogEntry::segment, e.g. "shared" for tied
+/// embeddings) `spec` names. Throws InputError when layers, kinds or
+/// segments are named but the trace has no catalog, when one of them
+/// matches no block, or when the pinned blocks' catalog bytes exceed
+/// `capacity_bytes` (the fast tier's).
 PinnedSet resolve_pins(const PinSpec& spec, const TraceMeta& meta, ByteCount capacity_bytes);
 
 }  // namespace flashsim

@@ -46,6 +46,38 @@
 //     also the L2's persisting blocks.
 //   * Offline policies: next use from the trace when precomputed, else
 //     computed in the first pass (8 bytes per record, in memory).
+//   * Prefetch (EngineConfig::prefetchers): after each access is classified
+//     and its demand fetch started, every prefetcher's on_access runs with
+//     a view of tiers[0] by catalog BlockId (blocks the trace has not reached
+//     yet are numbered on first mention, sized from TraceMeta::catalog).
+//     A prefetch is FastTier::begin_fetch with PolicyAccess::is_prefetch
+//     (next use unknown: kNeverAccessedAgain), then the same copy as a miss
+//     (miss penalty, source tier, links), with nobody waiting; an access
+//     finding it in flight is a delayed hit. Prefetcher evict() is
+//     FastTier::evict_explicit, counted as an eviction. Accuracy, coverage
+//     and timeliness: sim/metrics/metrics.h.
+//   * KV pages (catalog kind "kv_page"): a write to a page never held nor
+//     accessed before allocates it in place (no transfer: the append is
+//     produced on the GPU). A page written while resident is dirty; evicting
+//     it counts its slot bytes in bytes_written_back (a D2H write-back,
+//     which takes no simulated time: D2H uses the other direction of a
+//     full-duplex PCIe link and the engine models H2D only); a later read
+//     fetches it like any block. With EngineConfig::kv_resident a page is
+//     held in use from its allocation until its request ends. When a
+//     request's last access completes its pages are dropped
+//     (FastTier::invalidate: freed, not evictions, not written back). An
+//     append the tier cannot admit is the out-of-memory point
+//     (metrics.h); it is written through, timed as a copy over the links.
+//   * Requests (records with request_id): arrival, token completions and
+//     end (metrics.h, "Serving"); bandwidth-reservation admission
+//     (engine.h, ReservationSpec) holds a stream whose next record belongs
+//     to a request not yet granted.
+//   * Segment locking (EngineConfig::segment_shares): every link shares its
+//     bandwidth by weight between segment classes (sim/engine/link.h); a
+//     block's class is its catalog segment.
+//   * Occupancy by kind: slot bytes of tiers[0] by the catalog kind of the
+//     blocks holding them (metrics.h, OccupancySample), changed at each
+//     admission and departure; sampled every occupancy_sample_ns.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -53,6 +85,7 @@
 
 #include "sim/engine/engine.h"
 #include "sim/engine/l2_model.h"
+#include "sim/prefetch/prefetcher_stats.h"
 
 namespace flashsim {
 
@@ -79,11 +112,19 @@ struct TierStats {
   ByteCount peak_reserved_bytes = 0;
 };
 
+/// What one configured prefetcher reported about itself (IPrefetcherReport).
+struct PrefetcherReport {
+  std::string name;
+  bool reported = false;  ///< false when the prefetcher does not report
+  PrefetcherStats stats;
+};
+
 struct EngineDetail {
   L2Stats l2;
   TlbStats tlb;
   std::vector<LinkStats> links;  ///< links[i−1] = tiers[i].link_to_faster
   std::vector<TierStats> tiers;  ///< one per tier; the backing tier only has `served`
+  std::vector<PrefetcherReport> prefetchers;  ///< in EngineConfig::prefetchers order
 };
 
 /// run_engine (engine.h) that also fills `detail` when not null.

@@ -40,13 +40,20 @@ void BusyWindows::add(Nanoseconds begin_ns, Nanoseconds end_ns) {
   }
 }
 
-Link::Link(const LinkSpec& spec, Nanoseconds window_ns)
+Link::Link(const LinkSpec& spec, Nanoseconds window_ns, std::vector<double> class_weights)
     : spec_(spec), bytes_per_ns_(spec.bandwidth / 1e9), busy_(window_ns) {
   if (!(spec.bandwidth > 0)) throw InputError("link: bandwidth must be > 0 bytes/s");
   if (spec.latency_ns < 0) throw InputError("link: latency must be >= 0 ns");
+  if (class_weights.empty()) class_weights.push_back(1.0);
+  for (double w : class_weights) {
+    if (!(w > 0)) throw InputError("link: class weights must be > 0");
+  }
+  if (class_weights.size() > 1) spec_.sharing = LinkSharing::fair;
+  classes_.resize(class_weights.size());
+  for (std::size_t i = 0; i < class_weights.size(); ++i) classes_[i].weight = class_weights[i];
 }
 
-Nanoseconds Link::submit(Nanoseconds now_ns, ByteCount bytes, std::uint64_t tag) {
+Nanoseconds Link::submit(Nanoseconds now_ns, ByteCount bytes, std::uint64_t tag, std::uint32_t klass) {
   ++transfers_;
   bytes_ += bytes;
   if (!fair()) {
@@ -57,52 +64,88 @@ Nanoseconds Link::submit(Nanoseconds now_ns, ByteCount bytes, std::uint64_t tag)
     busy_.add(flow, end);
     return end;
   }
-  waiting_.push_back(Waiting{now_ns + spec_.latency_ns, bytes, sequence_++, tag});
+  if (klass >= classes_.size()) klass = 0;
+  waiting_.push_back(Waiting{now_ns + spec_.latency_ns, bytes, sequence_++, tag, klass});
   ++generation_;
   return kNeverNs;
 }
 
-double Link::completion_real_ns() const {
-  const Flowing& first = flowing_.front();
-  return clock_ns_ + (first.finish_bytes - virtual_bytes_) * static_cast<double>(flowing_.size()) / bytes_per_ns_;
+double Link::completion_real_ns(const Class& c) const {
+  const Flowing& first = c.flowing.front();
+  return clock_ns_ + (first.finish_bytes - c.virtual_bytes) * static_cast<double>(c.flowing.size()) /
+                         (bytes_per_ns_ * share(c));
+}
+
+std::size_t Link::first_class() const {
+  std::size_t best = classes_.size();
+  double best_t = HUGE_VAL;
+  for (std::size_t i = 0; i < classes_.size(); ++i) {
+    if (classes_[i].flowing.empty()) continue;
+    const double t = completion_real_ns(classes_[i]);
+    if (t < best_t) {
+      best_t = t;
+      best = i;
+    }
+  }
+  return best;
 }
 
 Nanoseconds Link::next_event_ns() const {
   Nanoseconds next = kNeverNs;
-  if (!flowing_.empty()) next = ceil_ns(completion_real_ns());
+  const std::size_t c = first_class();
+  if (c < classes_.size()) next = ceil_ns(completion_real_ns(classes_[c]));
   if (!waiting_.empty() && waiting_.front().start_flow_ns < next) next = waiting_.front().start_flow_ns;
   return next;
 }
 
 void Link::move_clock(double to_ns) {
   if (to_ns < clock_ns_) to_ns = clock_ns_;
-  if (!flowing_.empty()) {
-    virtual_bytes_ += (to_ns - clock_ns_) * bytes_per_ns_ / static_cast<double>(flowing_.size());
+  if (flowing_count_ > 0) {
+    for (Class& c : classes_) {
+      if (c.flowing.empty()) continue;
+      c.virtual_bytes += (to_ns - clock_ns_) * bytes_per_ns_ * share(c) / static_cast<double>(c.flowing.size());
+    }
   }
   clock_ns_ = to_ns;
+}
+
+void Link::update_active_weight() {
+  double w = 0.0;
+  for (const Class& c : classes_) {
+    if (!c.flowing.empty()) w += c.weight;
+  }
+  active_weight_ = w;
 }
 
 void Link::advance(Nanoseconds now_ns, std::vector<std::uint64_t>* completed) {
   if (!fair()) return;
   const double now = static_cast<double>(now_ns);
   for (;;) {
-    const double tc = flowing_.empty() ? HUGE_VAL : completion_real_ns();
+    const std::size_t ci = first_class();
+    const double tc = ci < classes_.size() ? completion_real_ns(classes_[ci]) : HUGE_VAL;
     const double ta = waiting_.empty() ? HUGE_VAL : static_cast<double>(waiting_.front().start_flow_ns);
     if (tc <= ta + kTimeSlackNs && tc <= now + kTimeSlackNs) {
-      // At tc the first flowing transfer has received exactly its bytes:
-      // set virtual time to its finish tag rather than accumulate rounding.
-      if (tc > clock_ns_) clock_ns_ = tc;
-      const Flowing done = heap_pop();
-      virtual_bytes_ = done.finish_bytes;
+      // Every class's virtual time moves to tc; the finishing class's is set
+      // to its finish tag rather than accumulating rounding.
+      move_clock(tc);
+      Class& c = classes_[ci];
+      const Flowing done = heap_pop(c.flowing);
+      c.virtual_bytes = done.finish_bytes;
+      --flowing_count_;
+      if (c.flowing.empty()) update_active_weight();
       if (completed) completed->push_back(done.tag);
-      if (flowing_.empty()) busy_.add(std::llround(busy_since_ns_), std::llround(clock_ns_));
+      if (flowing_count_ == 0) busy_.add(std::llround(busy_since_ns_), std::llround(clock_ns_));
       ++generation_;
     } else if (ta <= now) {
       const Waiting w = waiting_.front();
       waiting_.pop_front();
       move_clock(ta);
-      if (flowing_.empty()) busy_since_ns_ = clock_ns_;
-      heap_push(Flowing{virtual_bytes_ + static_cast<double>(w.bytes), w.sequence, w.tag});
+      if (flowing_count_ == 0) busy_since_ns_ = clock_ns_;
+      Class& c = classes_[w.klass];
+      const bool was_idle = c.flowing.empty();
+      heap_push(c.flowing, Flowing{c.virtual_bytes + static_cast<double>(w.bytes), w.sequence, w.tag});
+      ++flowing_count_;
+      if (was_idle) update_active_weight();
       ++generation_;
     } else {
       break;
@@ -114,37 +157,37 @@ namespace {
 bool earlier(double f1, std::uint64_t s1, double f2, std::uint64_t s2) { return f1 < f2 || (f1 == f2 && s1 < s2); }
 }  // namespace
 
-void Link::heap_push(const Flowing& f) {
-  flowing_.push_back(f);
-  std::size_t i = flowing_.size() - 1;
+void Link::heap_push(std::vector<Flowing>& heap, const Flowing& f) {
+  heap.push_back(f);
+  std::size_t i = heap.size() - 1;
   while (i > 0) {
     const std::size_t parent = (i - 1) / 2;
-    if (!earlier(f.finish_bytes, f.sequence, flowing_[parent].finish_bytes, flowing_[parent].sequence)) break;
-    flowing_[i] = flowing_[parent];
+    if (!earlier(f.finish_bytes, f.sequence, heap[parent].finish_bytes, heap[parent].sequence)) break;
+    heap[i] = heap[parent];
     i = parent;
   }
-  flowing_[i] = f;
+  heap[i] = f;
 }
 
-Link::Flowing Link::heap_pop() {
-  const Flowing out = flowing_.front();
-  const Flowing last = flowing_.back();
-  flowing_.pop_back();
-  const std::size_t n = flowing_.size();
+Link::Flowing Link::heap_pop(std::vector<Flowing>& heap) {
+  const Flowing out = heap.front();
+  const Flowing last = heap.back();
+  heap.pop_back();
+  const std::size_t n = heap.size();
   if (n == 0) return out;
   std::size_t i = 0;
   for (;;) {
     std::size_t c = 2 * i + 1;
     if (c >= n) break;
-    if (c + 1 < n && earlier(flowing_[c + 1].finish_bytes, flowing_[c + 1].sequence, flowing_[c].finish_bytes,
-                             flowing_[c].sequence)) {
+    if (c + 1 < n && earlier(heap[c + 1].finish_bytes, heap[c + 1].sequence, heap[c].finish_bytes,
+                             heap[c].sequence)) {
       ++c;
     }
-    if (!earlier(flowing_[c].finish_bytes, flowing_[c].sequence, last.finish_bytes, last.sequence)) break;
-    flowing_[i] = flowing_[c];
+    if (!earlier(heap[c].finish_bytes, heap[c].sequence, last.finish_bytes, last.sequence)) break;
+    heap[i] = heap[c];
     i = c;
   }
-  flowing_[i] = last;
+  heap[i] = last;
   return out;
 }
 

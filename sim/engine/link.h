@@ -12,6 +12,16 @@
 //         changes; the driver asks next_event_ns(), schedules a check
 //         tagged with generation(), ignores checks whose generation is
 //         stale, and calls advance() on a current one.
+//   weighted (fair with class weights; segment locking): generalised
+//         processor sharing (Parekh & Gallager, IEEE/ACM ToN 1993) over
+//         classes: while the set A of classes with flowing transfers is
+//         non-empty, class c gets bandwidth · w_c / Σ_{a∈A} w_a, split
+//         equally among its n_c flowing transfers. A class's weight is
+//         thus its minimum share whenever it has data to move; what an idle
+//         class leaves is shared by the others in proportion to theirs.
+//         Example (1 B/ns; 0.35 vs 0.65; 1000 B each from t=0): the 0.65
+//         transfer ends at 1000/0.65 = 1538.46 ns, the 0.35 one, having
+//         received 538.46 B, at 2000 ns (work is conserved).
 //
 // Busy time is the time the link carries data (at least one transfer's
 // bytes flowing; a fifo transfer's latency does not count), accumulated per
@@ -47,16 +57,21 @@ class BusyWindows {
 
 class Link {
  public:
-  /// Throws InputError if spec.bandwidth <= 0 or spec.latency_ns < 0.
-  Link(const LinkSpec& spec, Nanoseconds window_ns);
+  /// Throws InputError if spec.bandwidth <= 0 or spec.latency_ns < 0, or a
+  /// class weight is not > 0. `class_weights` (two or more) makes the link
+  /// weighted: fair sharing between classes by weight, whatever
+  /// spec.sharing says; empty or one weight: spec.sharing as given.
+  Link(const LinkSpec& spec, Nanoseconds window_ns, std::vector<double> class_weights = {});
 
   bool fair() const { return spec_.sharing == LinkSharing::fair; }
   const LinkSpec& spec() const { return spec_; }
 
   /// Requests a transfer of `bytes` at `now_ns` (calls must come in
   /// non-decreasing now_ns). `tag` comes back from advance() (fair).
-  /// Returns the completion time for fifo links, kNeverNs for fair ones.
-  Nanoseconds submit(Nanoseconds now_ns, ByteCount bytes, std::uint64_t tag);
+  /// `klass` indexes the class weights (0 when the link has none; values
+  /// out of range mean class 0). Returns the completion time for fifo
+  /// links, kNeverNs for fair ones.
+  Nanoseconds submit(Nanoseconds now_ns, ByteCount bytes, std::uint64_t tag, std::uint32_t klass = 0);
 
   /// fair: the earliest time (ns, rounded up) at which a transfer starts
   /// flowing or completes; kNeverNs when idle. fifo: kNeverNs.
@@ -75,7 +90,7 @@ class Link {
   const BusyWindows& busy() const { return busy_; }
   /// Transfers submitted and not yet completed (fair), or not yet ended by
   /// the last submit's clock (fifo: always 0).
-  std::size_t in_progress() const { return waiting_.size() + flowing_.size(); }
+  std::size_t in_progress() const { return waiting_.size() + flowing_count_; }
 
  private:
   struct Waiting {  // fair: paying its latency
@@ -83,16 +98,25 @@ class Link {
     ByteCount bytes;
     std::uint64_t sequence;
     std::uint64_t tag;
+    std::uint32_t klass;
   };
-  struct Flowing {  // fair: bytes flowing; done when virtual time reaches finish
+  struct Flowing {  // fair: bytes flowing; done when the class's virtual time reaches finish
     double finish_bytes;
     std::uint64_t sequence;
     std::uint64_t tag;
   };
-  double completion_real_ns() const;  // of the flowing transfer that finishes first
-  void move_clock(double to_ns);      // advances virtual time and busy accounting
-  void heap_push(const Flowing& f);
-  Flowing heap_pop();
+  struct Class {  // fair: one processor-sharing queue per class
+    double weight = 1.0;
+    double virtual_bytes = 0.0;    // service each of its flowing transfers has received so far
+    std::vector<Flowing> flowing;  // min-heap by (finish_bytes, sequence)
+  };
+  double share(const Class& c) const { return c.weight == active_weight_ ? 1.0 : c.weight / active_weight_; }
+  double completion_real_ns(const Class& c) const;  // of the class's transfer that finishes first
+  std::size_t first_class() const;  // active class whose first completion is earliest; classes_.size() if none
+  void move_clock(double to_ns);    // advances every class's virtual time
+  void update_active_weight();
+  static void heap_push(std::vector<Flowing>& heap, const Flowing& f);
+  static Flowing heap_pop(std::vector<Flowing>& heap);
 
   LinkSpec spec_;
   double bytes_per_ns_;
@@ -103,9 +127,10 @@ class Link {
   Nanoseconds free_at_ns_ = 0;
   // fair
   RingQueue<Waiting> waiting_;    // start times are non-decreasing: a FIFO
-  std::vector<Flowing> flowing_;  // min-heap by (finish_bytes, sequence)
-  double virtual_bytes_ = 0.0;    // service each flowing transfer has received so far
-  double clock_ns_ = 0.0;         // real time virtual_bytes_ refers to
+  std::vector<Class> classes_;    // one (weight 1) unless weighted
+  std::size_t flowing_count_ = 0;
+  double active_weight_ = 0.0;    // Σ weights of classes with flowing transfers
+  double clock_ns_ = 0.0;         // real time the classes' virtual_bytes refer to
   double busy_since_ns_ = 0.0;
   std::uint64_t sequence_ = 0;
   std::uint64_t generation_ = 0;

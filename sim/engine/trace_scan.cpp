@@ -62,6 +62,8 @@ TraceScan scan_trace(ITraceSource& trace, bool compute_next_use) {
   std::vector<Nanoseconds> last_time;  // per dense stream
   BlockNumbering blocks;                // next use only
   std::vector<std::uint64_t> last_use;  // per block, next use only
+  std::uint64_t last_request_id = kNoRequest;
+  std::uint32_t last_request = RequestNumbering::kNone;
   if (compute_next_use) scan.next_use.reserve(trace.meta().record_count);
   trace.rewind();
   for (std::size_t n; (n = trace.read(chunk)) > 0;) {
@@ -85,6 +87,24 @@ TraceScan scan_trace(ITraceSource& trace, bool compute_next_use) {
       last_time[last_stream] = r.time_ns;
       ++scan.streams[last_stream].records;
       if (scan.records == 0 || r.time_ns < scan.earliest_time_ns) scan.earliest_time_ns = r.time_ns;
+      if (r.request_id != kNoRequest) {
+        if (r.request_id != last_request_id) {
+          bool added;
+          last_request = scan.request_index.add(r.request_id, &added);
+          if (added) scan.requests.push_back(RequestScan{r.request_id, 0, -1, -1, -1});
+          last_request_id = r.request_id;
+        }
+        RequestScan& q = scan.requests[last_request];
+        ++q.records;
+        if (r.token_index >= 0) {
+          if (r.phase == Phase::prefill) {
+            q.max_prefill_token = std::max(q.max_prefill_token, r.token_index);
+          } else if (r.phase == Phase::decode) {
+            if (q.min_decode_token < 0 || r.token_index < q.min_decode_token) q.min_decode_token = r.token_index;
+            q.max_decode_token = std::max(q.max_decode_token, r.token_index);
+          }
+        }
+      }
       if (compute_next_use) {
         bool added;
         const BlockIndex b = blocks.index(r.block_id, &added);

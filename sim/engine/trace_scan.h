@@ -32,6 +32,12 @@ class BlockNumbering {
     return index_slow(id, added);
   }
   std::size_t size() const { return count_; }
+  /// Index of `id`, or kNone if not numbered (adds nothing).
+  BlockIndex find(BlockId id) const {
+    if (id < direct_.size()) return direct_[id];
+    auto it = map_.find(id);
+    return it == map_.end() ? kNone : it->second;
+  }
 
  private:
   BlockIndex index_slow(BlockId id, bool* added);
@@ -68,12 +74,48 @@ struct StreamScan {
   std::uint64_t records = 0;
 };
 
+/// A serving request's facts from the first pass (records with a request_id).
+struct RequestScan {
+  std::uint64_t request_id = 0;
+  std::uint64_t records = 0;
+  std::int32_t max_prefill_token = -1;  ///< largest token_index of its prefill records
+  std::int32_t min_decode_token = -1;   ///< smallest / largest token_index of its decode records
+  std::int32_t max_decode_token = -1;
+  /// L_in of bandwidth reservation: 1 + largest prefill token_index (0 without prefill).
+  std::uint64_t input_tokens() const { return static_cast<std::uint64_t>(max_prefill_token + 1); }
+  /// L_out: decode token indices spanned (0 without decode records).
+  std::uint64_t output_tokens() const {
+    return max_decode_token < 0 ? 0 : static_cast<std::uint64_t>(max_decode_token - min_decode_token + 1);
+  }
+};
+
+/// request_id -> dense request index, in order of first sight.
+class RequestNumbering {
+ public:
+  static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+  std::uint32_t find(std::uint64_t id) const {
+    auto it = map_.find(id);
+    return it == map_.end() ? kNone : it->second;
+  }
+  std::uint32_t add(std::uint64_t id, bool* added) {
+    auto [it, inserted] = map_.emplace(id, static_cast<std::uint32_t>(map_.size()));
+    *added = inserted;
+    return it->second;
+  }
+  std::size_t size() const { return map_.size(); }
+
+ private:
+  HashMap<std::uint64_t, std::uint32_t> map_;
+};
+
 struct TraceScan {
   std::uint64_t records = 0;
   std::vector<StreamScan> streams;             ///< per dense stream index
   StreamNumbering stream_index;                ///< stream_id -> dense index
   Nanoseconds earliest_time_ns = 0;            ///< smallest time_ns (0 if no records)
   std::vector<std::uint64_t> next_use;         ///< per record; empty unless asked for
+  std::vector<RequestScan> requests;           ///< per dense request index
+  RequestNumbering request_index;              ///< request_id -> dense index
 };
 
 /// Reads `trace` from the start to the end (rewinding first and after).

@@ -69,6 +69,12 @@ void AccessCounters::merge(const AccessCounters& o) {
   evictions += o.evictions;
   bytes_evicted += o.bytes_evicted;
   stall_ns += o.stall_ns;
+  prefetches += o.prefetches;
+  prefetch_used_timely += o.prefetch_used_timely;
+  prefetch_used_late += o.prefetch_used_late;
+  prefetch_unused += o.prefetch_unused;
+  write_allocations += o.write_allocations;
+  bytes_written_back += o.bytes_written_back;
 }
 
 }  // namespace flashsim

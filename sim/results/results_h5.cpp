@@ -194,6 +194,40 @@ struct SummaryRow {
   std::uint64_t pinned_bytes;
   std::uint64_t slot_reserved_peak_bytes;
   std::uint64_t fragmentation_evictions;
+  // prefetch (sim/metrics/metrics.h)
+  std::uint64_t prefetches;
+  std::uint64_t prefetch_used_timely;
+  std::uint64_t prefetch_used_late;
+  std::uint64_t prefetch_unused;
+  double prefetch_accuracy;
+  double prefetch_coverage;
+  double prefetch_timeliness;
+  std::uint64_t write_allocations;
+  std::uint64_t bytes_written_back;
+  // serving
+  std::uint64_t requests;
+  std::uint64_t output_tokens;
+  double tokens_per_second;
+  std::int64_t ttft_p50_ns;
+  std::int64_t ttft_p90_ns;
+  std::int64_t ttft_p99_ns;
+  double ttft_mean_ns;
+  double tpot_mean_ns;
+  double tpot_p50_ns;
+  double tpot_p99_ns;
+  std::int64_t e2e_p50_ns;
+  std::int64_t e2e_p90_ns;
+  std::int64_t e2e_p99_ns;
+  // occupancy by kind, out-of-memory point
+  std::uint64_t peak_weights_bytes;
+  std::uint64_t peak_kv_bytes;
+  std::uint64_t peak_other_bytes;
+  std::uint64_t peak_total_bytes;
+  std::uint64_t oom_reached;
+  std::int64_t oom_time_ns;
+  std::uint64_t oom_request_id;
+  std::int64_t oom_token_index;
+  std::uint64_t oom_kv_bytes;
 };
 
 Id summary_type(hid_t str) {
@@ -237,6 +271,37 @@ Id summary_type(hid_t str) {
   FLASHSIM_FIELD(pinned_bytes, H5T_NATIVE_UINT64);
   FLASHSIM_FIELD(slot_reserved_peak_bytes, H5T_NATIVE_UINT64);
   FLASHSIM_FIELD(fragmentation_evictions, H5T_NATIVE_UINT64);
+  FLASHSIM_FIELD(prefetches, H5T_NATIVE_UINT64);
+  FLASHSIM_FIELD(prefetch_used_timely, H5T_NATIVE_UINT64);
+  FLASHSIM_FIELD(prefetch_used_late, H5T_NATIVE_UINT64);
+  FLASHSIM_FIELD(prefetch_unused, H5T_NATIVE_UINT64);
+  FLASHSIM_FIELD(prefetch_accuracy, H5T_NATIVE_DOUBLE);
+  FLASHSIM_FIELD(prefetch_coverage, H5T_NATIVE_DOUBLE);
+  FLASHSIM_FIELD(prefetch_timeliness, H5T_NATIVE_DOUBLE);
+  FLASHSIM_FIELD(write_allocations, H5T_NATIVE_UINT64);
+  FLASHSIM_FIELD(bytes_written_back, H5T_NATIVE_UINT64);
+  FLASHSIM_FIELD(requests, H5T_NATIVE_UINT64);
+  FLASHSIM_FIELD(output_tokens, H5T_NATIVE_UINT64);
+  FLASHSIM_FIELD(tokens_per_second, H5T_NATIVE_DOUBLE);
+  FLASHSIM_FIELD(ttft_p50_ns, H5T_NATIVE_INT64);
+  FLASHSIM_FIELD(ttft_p90_ns, H5T_NATIVE_INT64);
+  FLASHSIM_FIELD(ttft_p99_ns, H5T_NATIVE_INT64);
+  FLASHSIM_FIELD(ttft_mean_ns, H5T_NATIVE_DOUBLE);
+  FLASHSIM_FIELD(tpot_mean_ns, H5T_NATIVE_DOUBLE);
+  FLASHSIM_FIELD(tpot_p50_ns, H5T_NATIVE_DOUBLE);
+  FLASHSIM_FIELD(tpot_p99_ns, H5T_NATIVE_DOUBLE);
+  FLASHSIM_FIELD(e2e_p50_ns, H5T_NATIVE_INT64);
+  FLASHSIM_FIELD(e2e_p90_ns, H5T_NATIVE_INT64);
+  FLASHSIM_FIELD(e2e_p99_ns, H5T_NATIVE_INT64);
+  FLASHSIM_FIELD(peak_weights_bytes, H5T_NATIVE_UINT64);
+  FLASHSIM_FIELD(peak_kv_bytes, H5T_NATIVE_UINT64);
+  FLASHSIM_FIELD(peak_other_bytes, H5T_NATIVE_UINT64);
+  FLASHSIM_FIELD(peak_total_bytes, H5T_NATIVE_UINT64);
+  FLASHSIM_FIELD(oom_reached, H5T_NATIVE_UINT64);
+  FLASHSIM_FIELD(oom_time_ns, H5T_NATIVE_INT64);
+  FLASHSIM_FIELD(oom_request_id, H5T_NATIVE_UINT64);
+  FLASHSIM_FIELD(oom_token_index, H5T_NATIVE_INT64);
+  FLASHSIM_FIELD(oom_kv_bytes, H5T_NATIVE_UINT64);
 #undef FLASHSIM_FIELD
   return t;
 }
@@ -286,6 +351,39 @@ void write_summary(hid_t file, const ScenarioResults& results) {
     row.pinned_bytes = r.result.pinned_bytes;
     row.slot_reserved_peak_bytes = r.result.slot_reserved_peak_bytes;
     row.fragmentation_evictions = r.result.fragmentation_evictions;
+    const RunMetrics& m = r.result.metrics;
+    row.prefetches = c.prefetches;
+    row.prefetch_used_timely = c.prefetch_used_timely;
+    row.prefetch_used_late = c.prefetch_used_late;
+    row.prefetch_unused = c.prefetch_unused;
+    row.prefetch_accuracy = c.prefetch_accuracy();
+    row.prefetch_coverage = c.prefetch_coverage();
+    row.prefetch_timeliness = c.prefetch_timeliness();
+    row.write_allocations = c.write_allocations;
+    row.bytes_written_back = c.bytes_written_back;
+    const ServingMetrics& sv = m.serving;
+    row.requests = sv.requests.size();
+    row.output_tokens = sv.output_tokens;
+    row.tokens_per_second = sv.tokens_per_second;
+    row.ttft_p50_ns = sv.ttft_p50_ns;
+    row.ttft_p90_ns = sv.ttft_p90_ns;
+    row.ttft_p99_ns = sv.ttft_p99_ns;
+    row.ttft_mean_ns = sv.ttft_mean_ns;
+    row.tpot_mean_ns = sv.tpot_mean_ns;
+    row.tpot_p50_ns = sv.tpot_p50_ns;
+    row.tpot_p99_ns = sv.tpot_p99_ns;
+    row.e2e_p50_ns = sv.e2e_p50_ns;
+    row.e2e_p90_ns = sv.e2e_p90_ns;
+    row.e2e_p99_ns = sv.e2e_p99_ns;
+    row.peak_weights_bytes = m.occupancy.peak_weights_bytes;
+    row.peak_kv_bytes = m.occupancy.peak_kv_bytes;
+    row.peak_other_bytes = m.occupancy.peak_other_bytes;
+    row.peak_total_bytes = m.occupancy.peak.total_bytes();
+    row.oom_reached = m.out_of_memory.reached ? 1 : 0;
+    row.oom_time_ns = m.out_of_memory.time_ns;
+    row.oom_request_id = m.out_of_memory.request_id;
+    row.oom_token_index = m.out_of_memory.token_index;
+    row.oom_kv_bytes = m.out_of_memory.kv_bytes;
   }
   Id str = string_type();
   Id mem = summary_type(str.get());
@@ -299,6 +397,59 @@ std::string run_group_name(std::size_t index, std::size_t count) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "run_%0*zu", width, index);
   return buffer;
+}
+
+// occupancy/: the occupancy-by-kind samples (metrics.h, OccupancySample).
+void write_occupancy(hid_t run_group, const OccupancyMetrics& o) {
+  Id g = make_group(run_group, "occupancy");
+  attr_i64(g.get(), "sample_ns", o.sample_ns);
+  const std::size_t n = o.samples.size();
+  std::vector<std::int64_t> time(n);
+  std::vector<std::uint64_t> weights(n), kv(n), other(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    time[i] = o.samples[i].time_ns;
+    weights[i] = o.samples[i].weights_bytes;
+    kv[i] = o.samples[i].kv_bytes;
+    other[i] = o.samples[i].other_bytes;
+  }
+  column(g.get(), "time_ns", time);
+  column(g.get(), "weights_bytes", weights);
+  column(g.get(), "kv_bytes", kv);
+  column(g.get(), "other_bytes", other);
+}
+
+// requests/: one row per serving request (metrics.h, RequestMetrics).
+void write_requests(hid_t run_group, const ServingMetrics& sv) {
+  Id g = make_group(run_group, "requests");
+  const std::size_t n = sv.requests.size();
+  std::vector<std::uint64_t> id(n), tokens(n), input(n), accesses(n);
+  std::vector<std::int64_t> arrival(n), admitted(n), first(n), end(n), ttft(n), e2e(n);
+  std::vector<double> tpot(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const RequestMetrics& q = sv.requests[i];
+    id[i] = q.request_id;
+    tokens[i] = q.output_tokens;
+    input[i] = q.input_tokens;
+    accesses[i] = q.accesses;
+    arrival[i] = q.arrival_ns;
+    admitted[i] = q.admitted_ns;
+    first[i] = q.first_token_ns;
+    end[i] = q.end_ns;
+    ttft[i] = q.ttft_ns();
+    e2e[i] = q.e2e_ns();
+    tpot[i] = q.tpot_ns();
+  }
+  column(g.get(), "request_id", id);
+  column(g.get(), "arrival_ns", arrival);
+  column(g.get(), "admitted_ns", admitted);
+  column(g.get(), "first_token_ns", first);
+  column(g.get(), "end_ns", end);
+  column(g.get(), "output_tokens", tokens);
+  column(g.get(), "input_tokens", input);
+  column(g.get(), "accesses", accesses);
+  column(g.get(), "ttft_ns", ttft);
+  column(g.get(), "tpot_ns", tpot);
+  column(g.get(), "e2e_ns", e2e);
 }
 
 void write_timeseries(hid_t file, const ScenarioResults& results) {
@@ -348,6 +499,8 @@ void write_timeseries(hid_t file, const ScenarioResults& results) {
     column(g.get(), "hit_ratio_by_access", hr_access);
     column(g.get(), "hit_ratio_by_byte", hr_byte);
     column(g.get(), "link_utilisation", utilisation);
+    write_occupancy(g.get(), m.occupancy);
+    if (!m.serving.requests.empty()) write_requests(g.get(), m.serving);
   }
 }
 

@@ -92,8 +92,19 @@ void print_results_tables(std::ostream& out, const ScenarioResults& results) {
     out << ", " << first.engine << " engine, decision clock: " << first.decision_clock << ", "
         << format_count(static_cast<double>(first.result.metrics.total.accesses)) << " accesses\n";
 
+    // Serving and prefetch columns only where some run has them.
+    bool serving = false, prefetch = false, oom = false;
+    for (const RunResult* r : rows) {
+      serving |= !r->result.metrics.serving.requests.empty();
+      prefetch |= r->result.metrics.total.prefetches > 0;
+      oom |= r->result.metrics.out_of_memory.reached;
+    }
+    std::vector<std::string> head = header;
+    if (serving) head.insert(head.end() - 3, {"TTFT p50", "TTFT p99", "TPOT", "tok/s"});
+    if (prefetch) head.insert(head.end() - 3, {"pf acc", "pf cov", "pf late"});
+    if (oom) head.insert(head.end() - 3, {"OOM at"});
     std::vector<std::vector<std::string>> cells;
-    cells.push_back(header);
+    cells.push_back(head);
     for (const RunResult* r : rows) {
       const AccessCounters& c = r->result.metrics.total;
       const LatencyHistogram& lat = r->result.metrics.latency;
@@ -105,8 +116,26 @@ void print_results_tables(std::ostream& out, const ScenarioResults& results) {
                        timed ? format_duration(r->result.metrics.simulated_ns) : "-",
                        format_duration(static_cast<Nanoseconds>(r->wall_seconds * 1e9)),
                        format_count(r->accesses_per_second())});
+      std::vector<std::string>& row = cells.back();
+      const RunMetrics& m = r->result.metrics;
+      if (serving) {
+        const ServingMetrics& sv = m.serving;
+        const bool has = !sv.requests.empty();
+        row.insert(row.end() - 3, {has ? format_duration(sv.ttft_p50_ns) : "-", has ? format_duration(sv.ttft_p99_ns) : "-",
+                                   has ? format_duration(std::llround(sv.tpot_mean_ns)) : "-",
+                                   has ? format_count(sv.tokens_per_second) : "-"});
+      }
+      if (prefetch) {
+        const bool has = c.prefetches > 0;
+        row.insert(row.end() - 3, {has ? format_percent(c.prefetch_accuracy()) : "-",
+                                   has ? format_percent(c.prefetch_coverage()) : "-",
+                                   has ? std::to_string(c.prefetch_used_late) : "-"});
+      }
+      if (oom) {
+        row.insert(row.end() - 3, {m.out_of_memory.reached ? format_duration(m.out_of_memory.time_ns) : "-"});
+      }
     }
-    std::vector<std::size_t> width(header.size(), 0);
+    std::vector<std::size_t> width(head.size(), 0);
     for (const auto& row : cells) {
       for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], display_width(row[i]));
     }

@@ -11,7 +11,11 @@ namespace flashsim {
 
 /// Prints one table per sweep point of `results` (rows: policies) with hit
 /// ratio by access and by byte, misses, bytes H2D, stall, p50/p99/max
-/// access latency, simulated time, wall time and accesses/s.
+/// access latency, simulated time, wall time and accesses/s; on serving
+/// traces also TTFT p50/p99, mean TPOT and tokens/s, with prefetchers
+/// prefetch accuracy, coverage and late prefetches, and the time of the
+/// KV out-of-memory point when a run reached it (columns appear only when
+/// some run of the table has them).
 void print_results_tables(std::ostream& out, const ScenarioResults& results);
 
 /// "17.6 GB" (SI, 3 significant digits; "512 B" below 1 kB).

@@ -56,6 +56,41 @@ nlohmann::ordered_json run_json(const RunResult& r) {
   j["slot_reserved_peak_bytes"] = r.result.slot_reserved_peak_bytes;
   j["fragmentation_evictions"] = r.result.fragmentation_evictions;
   j["windows"] = r.result.metrics.windows.size();
+  const RunMetrics& m = r.result.metrics;
+  j["prefetch"] = {{"issued", c.prefetches},
+                   {"bytes", c.bytes_prefetched},
+                   {"used_timely", c.prefetch_used_timely},
+                   {"used_late", c.prefetch_used_late},
+                   {"unused", c.prefetch_unused},
+                   {"accuracy", c.prefetch_accuracy()},
+                   {"coverage", c.prefetch_coverage()},
+                   {"timeliness", c.prefetch_timeliness()}};
+  j["write_allocations"] = c.write_allocations;
+  j["bytes_written_back"] = c.bytes_written_back;
+  const ServingMetrics& sv = m.serving;
+  nlohmann::ordered_json serving;
+  serving["requests"] = sv.requests.size();
+  serving["output_tokens"] = sv.output_tokens;
+  serving["tokens_per_second"] = sv.tokens_per_second;
+  serving["ttft_ns"] = {{"mean", sv.ttft_mean_ns}, {"p50", sv.ttft_p50_ns}, {"p90", sv.ttft_p90_ns}, {"p99", sv.ttft_p99_ns}};
+  serving["tpot_ns"] = {{"mean", sv.tpot_mean_ns}, {"p50", sv.tpot_p50_ns}, {"p99", sv.tpot_p99_ns}};
+  serving["e2e_ns"] = {{"p50", sv.e2e_p50_ns}, {"p90", sv.e2e_p90_ns}, {"p99", sv.e2e_p99_ns}};
+  j["serving"] = serving;
+  const OccupancyMetrics& o = m.occupancy;
+  j["occupancy_peak_bytes"] = {{"weights", o.peak_weights_bytes},
+                               {"kv", o.peak_kv_bytes},
+                               {"other", o.peak_other_bytes},
+                               {"total", o.peak.total_bytes()},
+                               {"total_at_ns", o.peak.time_ns}};
+  const OutOfMemoryPoint& oom = m.out_of_memory;
+  if (oom.reached) {
+    j["out_of_memory"] = {{"time_ns", oom.time_ns},     {"request_id", oom.request_id},
+                          {"token_index", oom.token_index}, {"block_id", oom.block_id},
+                          {"kv_bytes", oom.kv_bytes},   {"reserved_bytes", oom.reserved_bytes},
+                          {"pinned_bytes", oom.pinned_bytes}};
+  } else {
+    j["out_of_memory"] = nullptr;
+  }
   return j;
 }
 

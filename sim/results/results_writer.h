@@ -14,12 +14,23 @@
 //                     (fields: see summary_fields() in results_h5.cpp and
 //                     docs/scenarios.md): policy, params, capacity, counters,
 //                     hit ratio by access and by byte, bytes fetched (H2D),
-//                     evictions, stall, p50/p99/max latency, simulated time, events
+//                     evictions, stall, p50/p99/max latency, simulated time, events;
+//                     prefetches issued/used timely/used late/unused, accuracy,
+//                     coverage, timeliness; KV write allocations, bytes written
+//                     back; serving: requests, output tokens, tokens/s, TTFT
+//                     p50/p90/p99/mean, TPOT mean/p50/p99, end-to-end p50/p90/p99;
+//                     peak occupancy by kind; the KV out-of-memory point (oom_*)
 //   /timeseries/run_NNN/  per-window datasets of run NNN: start_ns, accesses,
 //                     hits, delayed_hits, misses, bytes_accessed, bytes_hit,
 //                     bytes_fetched, stall_ns, link_busy_ns, occupancy_bytes,
 //                     hit_ratio_by_access, hit_ratio_by_byte, link_utilisation;
 //                     attributes policy, point, window_ns
+//   /timeseries/run_NNN/occupancy/  time_ns, weights_bytes, kv_bytes, other_bytes
+//                     (every serving.occupancy_window, then the end; attribute sample_ns)
+//   /timeseries/run_NNN/requests/   one row per serving request: request_id,
+//                     arrival_ns, admitted_ns, first_token_ns, end_ns,
+//                     output_tokens, input_tokens, accesses, ttft_ns, tpot_ns, e2e_ns
+//                     (absent when the trace has no request ids)
 //   /scenario         1-D string dataset: the resolved scenario (YAML) of each
 //                     sweep point; attribute `input`: the scenario as given
 //   /host             hostname, date_utc, jobs, total_wall_seconds (attributes);

@@ -11,14 +11,19 @@ ByteCount CapacitySpec::resolve(ByteCount footprint_bytes) const {
 
 std::string PolicyChoice::label() const {
   std::string out = choice.impl;
-  if (user_params.empty()) return out;
+  std::string suffix;
+  if (has_prefetch) {
+    for (const auto& p : prefetchers) suffix += "+" + p.impl;
+    if (prefetchers.empty()) suffix = "+noprefetch";
+  }
+  if (user_params.empty()) return out + suffix;
   out += "(";
   bool first = true;
   for (const auto& [k, v] : user_params) {
     out += (first ? "" : ",") + k + "=" + v;
     first = false;
   }
-  return out + ")";
+  return out + ")" + suffix;
 }
 
 EngineConfig Scenario::engine_config(std::size_t policy_index, ByteCount capacity_bytes) const {
@@ -32,6 +37,13 @@ EngineConfig Scenario::engine_config(std::size_t policy_index, ByteCount capacit
   config.gap_ns = workload.gap_ns;
   config.decision_clock = decision_clock;
   config.window_ns = outputs.window_ns;
+  const PolicyChoice& policy = policies.at(policy_index);
+  config.prefetchers = policy.has_prefetch ? policy.prefetchers : prefetchers;
+  config.seed = seed;
+  config.segment_shares = segment_shares;
+  config.reservation = reservation;
+  config.kv_resident = kv_resident;
+  config.occupancy_sample_ns = occupancy_sample_ns;
   return config;
 }
 

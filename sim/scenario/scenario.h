@@ -13,6 +13,7 @@
 #include "sim/engine/engine.h"
 #include "sim/engine/hardware_profile.h"
 #include "sim/scenario/config_tree.h"
+#include "sim/workload/i_workload_generator.h"
 
 namespace flashsim {
 
@@ -32,6 +33,12 @@ struct WorkloadSpec {
   IssueMode issue = IssueMode::closed;
   Nanoseconds gap_ns = 0;             ///< closed loop: compute between accesses when the trace has none
   std::map<std::string, std::string> import_options;  ///< the format's options, resolved (defaults included)
+  // --- generated workloads: `workload: {generator: serving, model: ..., preset: ..., ...}`
+  // (docs/workloads.md); then trace = "generator:NAME", format = "generated".
+  bool generated = false;
+  std::string generator;                                ///< WorkloadRegistry name
+  std::map<std::string, std::string> generator_params;  ///< resolved (defaults included; seed made explicit)
+  WorkloadContext generator_context;                    ///< seed, roofline rates, base folder, model folders
 };
 
 /// Fast-tier capacity: absolute, or a fraction of the trace's footprint
@@ -58,7 +65,11 @@ struct CacheSpec {
 struct PolicyChoice {
   ComponentChoice choice;
   std::map<std::string, std::string> user_params;
-  /// "lru" or "mlru(age_window=100ms,variant=literal)": the user-given params only.
+  /// The entry's own `prefetch:` list, replacing the scenario's when has_prefetch.
+  bool has_prefetch = false;
+  std::vector<ComponentChoice> prefetchers;
+  /// "lru" or "mlru(age_window=100ms,variant=literal)": the user-given params
+  /// only; an entry's own prefetchers follow as "+NAME" ("lru+lookahead").
   std::string label() const;
 };
 
@@ -79,6 +90,12 @@ struct Scenario {
   DecisionClock decision_clock = DecisionClock::trace;
   std::uint64_t seed = 1;
   OutputsSpec outputs;
+  // --- event-engine options (sim/scenario/engine_options.h) ---
+  std::vector<ComponentChoice> prefetchers;           ///< `prefetch:`, for policies without their own
+  std::map<std::string, double> segment_shares;       ///< `bandwidth.segment_shares`
+  ReservationSpec reservation;                        ///< `bandwidth.reservation`
+  bool kv_resident = false;                           ///< `serving.kv_resident`
+  Nanoseconds occupancy_sample_ns = 100'000'000;      ///< `serving.occupancy_window`
   ConfigNode resolved;                 ///< the resolved scenario as a tree (to_yaml_text emits it)
 
   /// The EngineConfig of policy `policy_index` at fast-tier capacity `capacity_bytes`.

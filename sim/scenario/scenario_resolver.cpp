@@ -9,6 +9,8 @@
 #include "sim/policy/i_eviction_policy.h"
 #include "sim/scenario/component_parse.h"
 #include "sim/scenario/embedded_files.h"
+#include "sim/scenario/engine_options.h"
+#include "sim/scenario/generated_workload.h"
 #include "sim/scenario/hardware_loader.h"
 #include "sim/scenario/param_check.h"
 #include "sim/scenario/scenario_document.h"
@@ -21,7 +23,7 @@ namespace {
 const std::vector<std::string>& top_level_keys() {
   static const std::vector<std::string> keys = {"name",    "description", "engine",         "hardware", "workload",
                                                 "cache",   "policies",    "decision_clock", "seed",     "outputs",
-                                                "sweep"};
+                                                "sweep",   "prefetch",    "bandwidth",      "serving"};
   return keys;
 }
 
@@ -78,7 +80,9 @@ std::string lower(std::string text) {
 
 WorkloadSpec resolve_workload(const ConfigNode* node, const ConfigNode& root, const std::filesystem::path& base_dir,
                               ConfigNode& resolved) {
-  if (!node) throw_at(root.pos, "", "missing key 'workload' (workload: {trace: FILE})");
+  if (!node) {
+    throw_at(root.pos, "", "missing key 'workload' (workload: {trace: FILE} or {generator: serving, model: NAME})");
+  }
   const ParamValues v = resolve_params(*node, "workload", "workload", workload_specs(), {"import"});
   const ConfigNode* trace_node = node->find("trace");
   if (!trace_node) throw_at(node->pos, "workload", "missing key 'trace' (a trace file, or builtin:NAME)");
@@ -237,16 +241,20 @@ CacheSpec resolve_cache(const ConfigNode* node, const ConfigNode& root, ConfigNo
   std::vector<std::string> blocks_text, layers_text, kinds;
   if (const ConfigNode* pin = node->find("pin"); pin && !pin->is_null()) {
     expect_map(*pin, "cache.pin");
-    reject_unknown_keys(*pin, "cache.pin", {"blocks", "layers", "kinds"});
+    reject_unknown_keys(*pin, "cache.pin", {"blocks", "layers", "kinds", "segments"});
     if (const ConfigNode* b = pin->find("blocks")) c.pinned.blocks = parse_list<BlockId>(*b, "cache.pin.blocks", true);
     if (const ConfigNode* l = pin->find("layers")) c.pinned.layers = parse_list<std::int32_t>(*l, "cache.pin.layers", true);
     if (const ConfigNode* k = pin->find("kinds")) c.pinned.kinds = parse_list<std::string>(*k, "cache.pin.kinds", false);
+    if (const ConfigNode* g = pin->find("segments")) {
+      c.pinned.segments = parse_list<std::string>(*g, "cache.pin.segments", false);
+    }
   }
   for (auto b : c.pinned.blocks) blocks_text.push_back(std::to_string(b));
   for (auto l : c.pinned.layers) layers_text.push_back(std::to_string(l));
   pin_resolved.set("blocks", list_node(blocks_text));
   pin_resolved.set("layers", list_node(layers_text));
   pin_resolved.set("kinds", list_node(c.pinned.kinds));
+  pin_resolved.set("segments", list_node(c.pinned.segments));
   resolved.set("pin", std::move(pin_resolved));
   return c;
 }
@@ -258,9 +266,22 @@ std::vector<PolicyChoice> resolve_policies(const ConfigNode* node, const ConfigN
   std::vector<PolicyChoice> out;
   resolved = ConfigNode::make_sequence();
   for (std::size_t i = 0; i < node->items.size(); ++i) {
-    const ResolvedComponent r =
-        resolve_component(node->items[i], "policies." + std::to_string(i), "policy", PolicyRegistry::instance());
-    out.push_back(PolicyChoice{r.choice, r.user_params});
+    const std::string key = "policies." + std::to_string(i);
+    // An entry's own `prefetch:` list (engine_options.h) is not a policy parameter.
+    ConfigNode item = node->items[i];
+    const ConfigNode* own = item.is_map() ? item.find("prefetch") : nullptr;
+    PolicyChoice choice;
+    ConfigNode prefetch_r;
+    if (own) {
+      choice.has_prefetch = true;
+      choice.prefetchers = resolve_prefetch_list(own, key + ".prefetch", prefetch_r);
+      item.erase("prefetch");
+    }
+    ResolvedComponent r = resolve_component(item, key, "policy", PolicyRegistry::instance());
+    choice.choice = r.choice;
+    choice.user_params = r.user_params;
+    if (choice.has_prefetch) r.resolved.set("prefetch", std::move(prefetch_r));
+    out.push_back(std::move(choice));
     resolved.items.push_back(r.resolved);
   }
   return out;
@@ -272,7 +293,8 @@ Scenario resolve_scenario_tree(const ConfigNode& tree, const std::filesystem::pa
                                const std::string& default_name, const std::string& source) {
   expect_map(tree, "", false);
   reject_unknown_keys(tree, "", top_level_keys());
-  const std::vector<std::string> sections = {"hardware", "workload", "cache", "policies", "outputs", "sweep"};
+  const std::vector<std::string> sections = {"hardware", "workload", "cache",     "policies", "outputs",
+                                             "sweep",    "prefetch", "bandwidth", "serving"};
   const ParamValues top = resolve_params(tree, "", "scenario", top_specs(), sections);
 
   Scenario s;
@@ -290,9 +312,22 @@ Scenario resolve_scenario_tree(const ConfigNode& tree, const std::filesystem::pa
 
   ConfigNode hardware_r, workload_r, cache_r, policies_r;
   s.hardware = resolve_hardware(tree.find("hardware"), base_dir, hardware_r);
-  s.workload = resolve_workload(tree.find("workload"), tree, base_dir, workload_r);
+  const ConfigNode* workload_node = tree.find("workload");
+  if (workload_node && is_generated_workload(*workload_node)) {  // workload: {generator: ..., model: ...}
+    s.workload = resolve_generated_workload(*workload_node, base_dir, s.seed, s.hardware.compute, workload_r);
+  } else {
+    s.workload = resolve_workload(workload_node, tree, base_dir, workload_r);
+  }
   s.cache = resolve_cache(tree.find("cache"), tree, cache_r);
   s.policies = resolve_policies(tree.find("policies"), tree, policies_r);
+  ConfigNode prefetch_r, bandwidth_r, serving_r;
+  s.prefetchers = resolve_prefetch_list(tree.find("prefetch"), "prefetch", prefetch_r);
+  const BandwidthOptions bandwidth = resolve_bandwidth_options(tree.find("bandwidth"), bandwidth_r);
+  s.segment_shares = bandwidth.segment_shares;
+  s.reservation = bandwidth.reservation;
+  const ServingOptions serving = resolve_serving_options(tree.find("serving"), serving_r);
+  s.kv_resident = serving.kv_resident;
+  s.occupancy_sample_ns = serving.occupancy_sample_ns;
 
   const ConfigNode empty = ConfigNode::make_map(tree.pos);
   const ConfigNode* outputs = tree.find("outputs");
@@ -312,6 +347,9 @@ Scenario resolve_scenario_tree(const ConfigNode& tree, const std::filesystem::pa
   r.set("workload", std::move(workload_r));
   r.set("cache", std::move(cache_r));
   r.set("policies", std::move(policies_r));
+  r.set("prefetch", std::move(prefetch_r));
+  r.set("bandwidth", std::move(bandwidth_r));
+  r.set("serving", std::move(serving_r));
   ConfigNode outputs_r = ConfigNode::make_map();
   outputs_r.set("dir", ConfigNode::make_scalar(s.outputs.dir));
   outputs_r.set("window", ConfigNode::make_scalar(out.text("window")));

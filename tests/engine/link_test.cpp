@@ -120,3 +120,52 @@ TEST(Link, RejectsZeroBandwidth) { EXPECT_THROW(Link(spec(0, 0, LinkSharing::fif
 
 }  // namespace
 }  // namespace flashsim
+
+namespace flashsim {
+namespace {
+
+TEST(WeightedLink, MinimumSharesGiveTheClosedFormCompletionTimes) {
+  // 1 B/ns, class 1 weight 0.35 (cross-attention), class 0 weight 0.65.
+  // 1000 B each from t = 0: class 0 at 0.65 B/ns ends at 1538.46 -> 1539 ns;
+  // class 1 has then 461.54 B left at the full 1 B/ns: ends at 2000 ns.
+  Link link(spec(0, 1e9, LinkSharing::fifo), 0, {0.65, 0.35});
+  EXPECT_TRUE(link.fair());  // weights make any link weighted-fair
+  link.submit(0, 1000, 10, 1);
+  link.submit(0, 1000, 20, 0);
+  const auto done = drain(link);
+  ASSERT_EQ(done.size(), 2u);
+  EXPECT_EQ(done[0], (std::pair<std::uint64_t, Nanoseconds>{20, 1539}));
+  EXPECT_EQ(done[1], (std::pair<std::uint64_t, Nanoseconds>{10, 2000}));
+  EXPECT_EQ(link.busy().total_ns(), 2000);
+}
+
+TEST(WeightedLink, TransfersOfOneClassShareItsWeightEqually) {
+  // Class 1 (0.5) holds two 1000-B transfers, class 0 (0.5) one of 1000 B:
+  // class 0 runs at 0.5 B/ns and ends at 2000; each class-1 transfer runs
+  // at 0.25 B/ns and has 500 B by then, then 0.5 B/ns each: both end at 3000.
+  Link link(spec(0, 1e9, LinkSharing::fair), 0, {0.5, 0.5});
+  link.submit(0, 1000, 1, 1);
+  link.submit(0, 1000, 2, 1);
+  link.submit(0, 1000, 3, 0);
+  const auto done = drain(link);
+  ASSERT_EQ(done.size(), 3u);
+  EXPECT_EQ(done[0], (std::pair<std::uint64_t, Nanoseconds>{3, 2000}));
+  EXPECT_EQ(done[1].second, 3000);
+  EXPECT_EQ(done[2].second, 3000);
+}
+
+TEST(WeightedLink, AnIdleClassLeavesItsShareToTheOthers) {
+  // Only class 1 (weight 0.35) is busy: it gets the whole link.
+  Link link(spec(0, 1e9, LinkSharing::fair), 0, {0.65, 0.35});
+  link.submit(0, 1000, 7, 1);
+  const auto done = drain(link);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].second, 1000);
+}
+
+TEST(WeightedLink, NonPositiveWeightIsAnInputError) {
+  EXPECT_THROW(Link(spec(0, 1e9, LinkSharing::fair), 0, {0.5, 0.0}), InputError);
+}
+
+}  // namespace
+}  // namespace flashsim
