@@ -1,15 +1,25 @@
 // flashsim-hw: the hardware backend's command line. `info` lists the GPUs
 // with the properties the fast-tier model needs; `selftest` checks the
-// consumer kernel against the host checksum.
+// consumer kernel against the host checksum; every other verb is a command
+// of the registry (hw/cli: replay, calibrate), so the backend runs where
+// the `flashsim` executable is not built.
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <iostream>
 
 #include "hw/device_info.h"
+#include "sim/cli/command_registry.h"
+#include "sim/core/errors.h"
+#include "traces/atomic_file.h"
 
 int main(int argc, char** argv) {
+  flashsim::remove_temp_files_on_signals();
+  const char* verb = argc > 1 ? argv[1] : "info";
   try {
-    const char* verb = argc > 1 ? argv[1] : "info";
+    if (const auto* command = flashsim::cli::CommandRegistry::instance().find(verb)) {
+      return command->run(argc - 1, argv + 1);
+    }
     const auto devices = flashsim::hw::list_devices();
     if (devices.empty()) {
       std::fprintf(stderr, "flashsim-hw: no CUDA device visible\n");
@@ -32,10 +42,13 @@ int main(int argc, char** argv) {
       std::printf("consume kernel self-test: %s\n", ok ? "pass" : "FAIL");
       return ok ? 0 : 1;
     }
-    std::fprintf(stderr, "usage: flashsim-hw [info|selftest]\n");
+    std::fprintf(stderr, "usage: flashsim-hw [info|selftest|replay|calibrate] ...\n");
+    return 2;
+  } catch (const flashsim::InputError& e) {
+    std::cerr << "flashsim-hw " << verb << ": error: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "flashsim-hw: %s\n", e.what());
+    std::cerr << "flashsim-hw " << verb << ": error: " << e.what() << "\n";
     return 1;
   }
 }
