@@ -7,7 +7,7 @@ pkgs=(
   build-essential cmake ninja-build pkg-config
   libyaml-cpp-dev libhdf5-dev zlib1g-dev
   libcli11-dev libboost-graph-dev libeigen3-dev
-  nlohmann-json3-dev libabsl-dev
+  nlohmann-json3-dev libabsl-dev libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 missing=()

@@ -1,8 +1,11 @@
 #include "traces/importers/kineto.h"
 
+#include "traces/importers/copy_passes.h"
+
 #include <zlib.h>
 
 #include <algorithm>
+#include <charconv>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -15,15 +18,8 @@ namespace flashsim {
 
 namespace {
 
-enum class Direction { htod, dtoh, other };
-
-struct MemcpyEvent {
-  Direction direction = Direction::other;
-  Nanoseconds ts_ns = 0;
-  ByteCount bytes = 0;
-  std::uint32_t stream = 0;
-  std::uint64_t order = 0;  // position in the file
-};
+using Direction = CopyDirection;
+using MemcpyEvent = CopyEvent;
 
 std::string read_maybe_gzip(const std::filesystem::path& path) {
   // zlib reads plain files transparently, so .json and .json.gz take one path.
@@ -76,6 +72,8 @@ class MemcpyCollector {
     if (depth_ == 3 && in_event_) {
       if (keys_[3] == "cat") cat_ = value;
       else if (keys_[3] == "name") name_ = value;
+    } else if (depth_ == 4 && in_args_ && (keys_[4] == "src_address" || keys_[4] == "dst_address")) {
+      address(value);
     }
     return true;
   }
@@ -135,9 +133,26 @@ class MemcpyCollector {
         has_bytes_ = true;
       } else if (keys_[4] == "stream" && non_negative) {
         event_.stream = static_cast<std::uint32_t>(u);
+      } else if (keys_[4] == "src_address" && non_negative) {
+        event_.src_address = u;
+      } else if (keys_[4] == "dst_address" && non_negative) {
+        event_.dst_address = u;
       }
     }
     return true;
+  }
+
+  // "0x7f00..." (hex) or decimal text.
+  void address(const std::string& text) {
+    std::uint64_t v = 0;
+    const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+    const char* begin = text.data() + (hex ? 2 : 0);
+    const auto [ptr, ec] = std::from_chars(begin, text.data() + text.size(), v, hex ? 16 : 10);
+    if (ec != std::errc{} || ptr != text.data() + text.size()) {
+      throw InputError(where_ + ": event " + std::to_string(events_seen_) + ": args." + keys_[4] + " '" + text +
+                       "' is not an address");
+    }
+    (keys_[4] == "src_address" ? event_.src_address : event_.dst_address) = v;
   }
 
   void finish_event() {
@@ -166,8 +181,6 @@ class MemcpyCollector {
   std::uint64_t events_seen_ = 0;
 };
 
-std::string fmt_count(std::uint64_t n) { return std::to_string(n); }
-
 }  // namespace
 
 struct KinetoTraceSource::State {
@@ -180,7 +193,6 @@ struct KinetoTraceSource::State {
 KinetoTraceSource::KinetoTraceSource(std::filesystem::path path, KinetoImportOptions options)
     : state_(std::make_unique<State>()) {
   State& s = *state_;
-  KinetoImportReport& rep = s.report;
   const std::string where = path.string();
   std::vector<MemcpyEvent> events;
   {
@@ -190,160 +202,7 @@ KinetoTraceSource::KinetoTraceSource(std::filesystem::path path, KinetoImportOpt
     if (!collector.saw_events()) throw InputError(where + ": no traceEvents array (not a Kineto/chrome trace?)");
     events = std::move(collector.events());
   }
-  std::stable_sort(events.begin(), events.end(),
-                   [](const MemcpyEvent& a, const MemcpyEvent& b) { return a.ts_ns < b.ts_ns; });
-  rep.memcpy_events = events.size();
-
-  // Forward passes: lists of HtoD copies.
-  std::vector<std::vector<const MemcpyEvent*>> passes;
-  ByteCount pass_start = options.pass_start_bytes;
-  const MemcpyEvent* previous = nullptr;
-  for (const MemcpyEvent& e : events) {
-    if (e.direction == Direction::htod) {
-      ++rep.htod_copies;
-      rep.htod_bytes += e.bytes;
-      if (passes.empty()) {
-        if (pass_start == 0) pass_start = e.bytes;
-        passes.emplace_back();
-      } else if (e.bytes == pass_start && previous != nullptr && previous->direction == Direction::dtoh) {
-        passes.emplace_back();
-      }
-      passes.back().push_back(&e);
-    } else if (e.direction == Direction::dtoh) {
-      ++rep.dtoh_copies;
-      rep.dtoh_bytes += e.bytes;
-    } else {
-      ++rep.other_copies;
-    }
-    previous = &e;
-  }
-  if (passes.empty()) throw InputError(where + ": no host-to-device (Memcpy HtoD) copies in the trace");
-  rep.passes = passes.size();
-
-  // Weight positions: same size in every pass (and not below io_max_bytes).
-  const std::size_t width = passes.front().size();
-  for (std::size_t k = 1; k < passes.size(); ++k) {
-    if (passes[k].size() != width) {
-      throw InputError(where + ": forward pass " + std::to_string(k) + " has " + std::to_string(passes[k].size()) +
-                       " host-to-device copies but pass 0 has " + std::to_string(width) +
-                       ": cannot identify weights by their position in the pass (see docs/traces.md)");
-    }
-  }
-  std::vector<bool> is_weight(width, true);
-  for (std::size_t p = 0; p < width; ++p) {
-    const ByteCount b = passes.front()[p]->bytes;
-    if (b < options.io_max_bytes) is_weight[p] = false;
-    for (const auto& pass : passes) {
-      if (pass[p]->bytes != b) is_weight[p] = false;
-    }
-  }
-  ByteCount smallest_weight = 0;
-  std::vector<ByteCount> sizes;  // per weight position
-  std::vector<std::size_t> weight_position(width, 0);
-  for (std::size_t p = 0; p < width; ++p) {
-    if (!is_weight[p]) continue;
-    weight_position[p] = sizes.size();
-    sizes.push_back(passes.front()[p]->bytes);
-    smallest_weight = smallest_weight == 0 ? sizes.back() : std::min(smallest_weight, sizes.back());
-  }
-  if (sizes.empty()) throw InputError(where + ": no copy has the same size in every forward pass: no weights found");
-  for (std::size_t p = 0; p < width; ++p) {
-    if (is_weight[p]) continue;
-    for (std::size_t k = 0; k < passes.size(); ++k) {
-      const ByteCount b = passes[k][p]->bytes;
-      if (b >= smallest_weight && b >= options.io_max_bytes) {
-        throw InputError(where + ": copy " + std::to_string(p) + " of forward pass " + std::to_string(k) + " (" +
-                         std::to_string(b) + " B) changes size between passes but is as large as a weight (" +
-                         std::to_string(smallest_weight) +
-                         " B): refusing to guess whether it is a weight (set io_max_bytes, see docs/traces.md)");
-      }
-    }
-  }
-  rep.weight_blocks = sizes.size();
-
-  // Records, in time order; time from the first weight copy.
-  Nanoseconds origin = 0;
-  bool have_origin = false;
-  RecordValidator validator;
-  for (std::size_t k = 0; k < passes.size(); ++k) {
-    for (std::size_t p = 0; p < width; ++p) {
-      const MemcpyEvent& e = *passes[k][p];
-      if (!is_weight[p]) {
-        ++rep.input_copies;
-        rep.input_bytes += e.bytes;
-        continue;
-      }
-      if (!have_origin) {
-        origin = e.ts_ns;
-        have_origin = true;
-      }
-      AccessRecord r;
-      r.time_ns = e.ts_ns - origin;
-      r.block_id = weight_position[p];
-      r.bytes = e.bytes;
-      r.op = AccessOp::read;
-      r.stream_id = e.stream;
-      r.request_id = 0;
-      r.token_index = static_cast<std::int32_t>(k);
-      r.phase = k == 0 ? Phase::prefill : Phase::decode;
-      if (const std::string problem = validator.check(r); !problem.empty()) {
-        throw InputError(where + ": weight copy " + std::to_string(s.records.size()) + " (pass " +
-                         std::to_string(k) + "): " + problem);
-      }
-      s.records.push_back(r);
-      ++rep.weight_accesses;
-      rep.weight_bytes += e.bytes;
-    }
-  }
-
-  // Catalog.
-  const std::size_t w = sizes.size();
-  const bool has_head = w >= 2 && sizes.back() == sizes.front();
-  const std::size_t middle_begin = 1;
-  const std::size_t middle_end = has_head ? w - 1 : w;
-  const std::size_t len = middle_end > middle_begin ? middle_end - middle_begin : 0;
-  std::size_t period = 0;
-  for (std::size_t p = 1; p <= len / 2 && period == 0; ++p) {
-    bool repeats = true;
-    for (std::size_t i = 0; i + p < len && repeats; ++i) {
-      repeats = sizes[middle_begin + i] == sizes[middle_begin + i + p];
-    }
-    if (repeats) period = p;
-  }
-  const std::size_t layers = period ? len / period : 0;
-  rep.layers = layers;
-  rep.weights_per_layer = period;
-  for (std::size_t b = 0; b < w; ++b) {
-    BlockCatalogEntry e;
-    e.id = b;
-    e.bytes = sizes[b];
-    if (b == 0) {
-      e.name = "embedding";
-      e.kind = "embedding";
-    } else if (has_head && b == w - 1) {
-      e.name = "lm_head";
-      e.kind = "lm_head";
-    } else if (period != 0 && b - middle_begin < layers * period) {
-      const std::size_t layer = (b - middle_begin) / period;
-      e.layer = static_cast<std::int32_t>(layer);
-      e.name = "layers." + std::to_string(layer) + "." + std::to_string((b - middle_begin) % period);
-      e.kind = "weight";
-    } else if (period != 0) {
-      e.name = "final." + std::to_string(b - middle_begin - layers * period);
-      e.kind = "weight";
-    } else {
-      e.name = "weight." + std::to_string(b);
-      e.kind = "weight";
-    }
-    s.meta.catalog.push_back(std::move(e));
-  }
-  s.meta.record_count = s.records.size();
-  s.meta.source = "kineto:" + where + " (" + fmt_count(rep.passes) + " forward passes; kept " +
-                  fmt_count(rep.weight_accesses) + " weight copies of " + fmt_count(rep.weight_blocks) +
-                  " blocks, " + fmt_count(rep.weight_bytes) + " B; dropped " + fmt_count(rep.input_copies) +
-                  " input HtoD copies (" + fmt_count(rep.input_bytes) + " B), " + fmt_count(rep.dtoh_copies) +
-                  " DtoH copies (" + fmt_count(rep.dtoh_bytes) + " B), " + fmt_count(rep.other_copies) +
-                  " other copies)";
+  weight_trace_from_copies(std::move(events), options, where, "kineto", s.meta, s.records, s.report);
 }
 
 KinetoTraceSource::~KinetoTraceSource() = default;

@@ -40,6 +40,12 @@
 //    size sequence that repeats at least twice gives layers: position
 //    1 + L·p + j is "layers.L.j" (kind weight, layer L), and the remainder
 //    after the last full period is "final.j" (kind weight, layer −1).
+//  * Addresses: when every HtoD gpu_memcpy event carries args.src_address
+//    (a number or "0x..." text; stock PyTorch traces do not, a post-processor
+//    or a converted `flashsim capture` may), blocks are host source ranges
+//    instead (traces/importers/copy_passes.h): every HtoD copy is an access
+//    of block "host@0x<address>:<bytes>", no copy is judged an input.
+//    args.dst_address is read too (kept for DtoH copies, which are dropped).
 #pragma once
 #include <cstdint>
 #include <filesystem>

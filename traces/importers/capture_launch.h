@@ -1,0 +1,39 @@
+// Running a program under the CUPTI injection library (`flashsim capture`):
+// CUDA loads the library named by CUDA_INJECTION64_PATH at cuInit, so the
+// program needs no change. CUDA-free (POSIX fork/exec/wait only).
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace flashsim::capture {
+
+/// The library's file name (hw/capture/CMakeLists.txt builds it beside `flashsim`).
+inline constexpr const char* kCaptureLibraryName = "libflashsim_capture.so";
+
+/// The injection library: $FLASHSIM_CAPTURE_LIBRARY if set, else
+/// kCaptureLibraryName in `exe_dir`, then in `exe_dir`/../lib. Throws
+/// InputError listing the places looked in when none exists.
+std::filesystem::path find_capture_library(const std::filesystem::path& exe_dir);
+
+/// How the program ended.
+struct LaunchResult {
+  int exit_code = 0;    ///< its exit status, or 128 + signal, or 127 when it could not be started
+  int signal = 0;       ///< the signal that ended it (0: it exited)
+  std::string failure;  ///< why it could not be started (exec error), else empty
+  bool ok() const { return exit_code == 0 && signal == 0 && failure.empty(); }
+  /// "exited with status 3", "was killed by signal 9 (Killed)", "could not be started: ...".
+  std::string describe() const;
+};
+
+/// Runs `command` (argv; command[0] is looked up on PATH) with the
+/// environment plus CUDA_INJECTION64_PATH=`library` and
+/// FLASHSIM_CAPTURE_DIR=`raw_dir` (where each CUDA process writes
+/// capture-<pid>.raw at exit), waits for it and returns how it ended.
+/// While it runs, this process ignores SIGINT/SIGTERM (the program, in the
+/// same process group, receives Ctrl-C and ends; the caller then cleans up).
+/// Throws InputError on an empty command, Error if fork fails.
+LaunchResult run_with_capture(const std::vector<std::string>& command, const std::filesystem::path& library,
+                              const std::filesystem::path& raw_dir);
+
+}  // namespace flashsim::capture
