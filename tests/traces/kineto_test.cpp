@@ -199,7 +199,7 @@ TEST(Kineto, BadInputs) {
   TempDir dir;
   test::write_text_file(dir / "broken.json", R"J({"traceEvents": [{"ph": "X", "ts": 1.5,}]})J");
   EXPECT_INPUT_ERROR(KinetoTraceSource{dir / "broken.json"}, "broken.json", "JSON parse error at byte");
-  test::write_text_file(dir / "none.json", R"J({"traceEvents": [{"cat": "kernel", "ts": 1}]})J");
+  test::write_text_file(dir / "none.json", R"J({"traceEvents": [{"cat": "kernel", "ts": 1, "dur": 2}]})J");
   EXPECT_INPUT_ERROR(KinetoTraceSource{dir / "none.json"}, "no host-to-device");
   test::write_text_file(dir / "other.json", R"J({"events": []})J");
   EXPECT_INPUT_ERROR(KinetoTraceSource{dir / "other.json"}, "no traceEvents array");

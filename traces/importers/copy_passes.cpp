@@ -28,7 +28,7 @@ std::string hex(std::uint64_t v) {
 // copy is an access, no weight/input guessing.
 void address_mode(const std::vector<std::vector<const MemcpyEvent*>>& passes, const std::string& where,
                   const std::string& format, TraceMeta& meta, std::vector<AccessRecord>& records,
-                  KinetoImportReport& rep) {
+                  KinetoImportReport& rep, std::vector<const MemcpyEvent*>& kept) {
   std::map<std::pair<std::uint64_t, ByteCount>, BlockId> ids;
   RecordValidator validator;
   const Nanoseconds origin = passes.front().front()->ts_ns;
@@ -58,6 +58,7 @@ void address_mode(const std::vector<std::vector<const MemcpyEvent*>>& passes, co
         throw InputError(where + ": copy " + std::to_string(records.size()) + ": " + problem);
       }
       records.push_back(r);
+      kept.push_back(e);
       ++rep.weight_accesses;
       rep.weight_bytes += e->bytes;
     }
@@ -71,11 +72,54 @@ void address_mode(const std::vector<std::vector<const MemcpyEvent*>>& passes, co
                 " other copies)";
 }
 
+// The compute rule of traces/importers/kineto.h. `kept[i]` is the copy of
+// records[i]; kept is in time order (records are).
+void attribute_kernels(const std::vector<const MemcpyEvent*>& kept, const std::vector<KernelSpan>& kernels,
+                       const KinetoImportOptions& options, std::vector<AccessRecord>& records,
+                       KinetoImportReport& rep, TraceMeta& meta) {
+  rep.kernels = kernels.size();
+  for (const KernelSpan& k : kernels) {
+    rep.kernel_ns_total += k.dur_ns;
+    // Last kept copy starting at or before the kernel.
+    const auto after = std::upper_bound(kept.begin(), kept.end(), k.ts_ns,
+                                        [](Nanoseconds t, const MemcpyEvent* e) { return t < e->ts_ns; });
+    if (after == kept.begin()) {
+      ++rep.kernels_before_first;
+      rep.kernel_ns_before_first += k.dur_ns;
+      continue;
+    }
+    const std::size_t i = static_cast<std::size_t>(after - kept.begin()) - 1;
+    if (i + 1 == kept.size()) {
+      ++rep.kernels_after_last;
+      rep.kernel_ns_after_last += k.dur_ns;
+    } else if (k.ts_ns < kept[i]->ts_ns + kept[i]->dur_ns) {
+      ++rep.kernels_during_copy;
+      rep.kernel_ns_during_copy += k.dur_ns;
+    } else {
+      ++rep.kernels_attributed;
+      rep.kernel_ns_attributed += k.dur_ns;
+      if (options.compute == KinetoCompute::kernels) records[i].compute_ns += k.dur_ns;
+    }
+  }
+  if (options.compute != KinetoCompute::kernels) {
+    rep.kernels_attributed = 0;
+    rep.kernel_ns_attributed = 0;
+  }
+  if (!kernels.empty()) {
+    meta.source += "; " + fmt_count(rep.kernels) + " kernels, " + fmt_count(rep.kernel_ns_total) + " ns, " +
+                   (options.compute == KinetoCompute::kernels
+                        ? fmt_count(rep.kernel_ns_attributed) + " ns attributed to weight accesses as compute"
+                        : std::string("compute not attributed (compute: none)"));
+  }
+}
+
 }  // namespace
 
 void weight_trace_from_copies(std::vector<CopyEvent> events, const KinetoImportOptions& options,
                               const std::string& where, const std::string& format, TraceMeta& meta,
-                              std::vector<AccessRecord>& records, KinetoImportReport& rep) {
+                              std::vector<AccessRecord>& records, KinetoImportReport& rep,
+                              std::vector<KernelSpan> kernels) {
+  std::vector<const MemcpyEvent*> kept;  // the copy of each record
   std::stable_sort(events.begin(), events.end(),
                    [](const MemcpyEvent& a, const MemcpyEvent& b) { return a.ts_ns < b.ts_ns; });
   rep.memcpy_events = events.size();
@@ -111,7 +155,8 @@ void weight_trace_from_copies(std::vector<CopyEvent> events, const KinetoImportO
     for (const MemcpyEvent* e : pass) all_addressed = all_addressed && e->src_address != kNoAddress;
   }
   if (all_addressed) {
-    address_mode(passes, where, format, meta, records, rep);
+    address_mode(passes, where, format, meta, records, rep, kept);
+    attribute_kernels(kept, kernels, options, records, rep, meta);
     return;
   }
 
@@ -186,6 +231,7 @@ void weight_trace_from_copies(std::vector<CopyEvent> events, const KinetoImportO
                          std::to_string(k) + "): " + problem);
       }
       records.push_back(r);
+      kept.push_back(&e);
       ++rep.weight_accesses;
       rep.weight_bytes += e.bytes;
     }
@@ -239,6 +285,7 @@ void weight_trace_from_copies(std::vector<CopyEvent> events, const KinetoImportO
                   " input HtoD copies (" + fmt_count(rep.input_bytes) + " B), " + fmt_count(rep.dtoh_copies) +
                   " DtoH copies (" + fmt_count(rep.dtoh_bytes) + " B), " + fmt_count(rep.other_copies) +
                   " other copies)";
+  attribute_kernels(kept, kernels, options, records, rep, meta);
 }
 
 }  // namespace flashsim

@@ -55,13 +55,19 @@ class MemcpyCollector {
   bool number_integer(json::number_integer_t v) { return integer(static_cast<long double>(v), v >= 0 ? static_cast<std::uint64_t>(v) : 0, v >= 0); }
   bool number_unsigned(json::number_unsigned_t v) { return integer(static_cast<long double>(v), v, true); }
   bool number_float(json::number_float_t, const std::string& text) {
-    if (depth_ == 3 && in_event_ && keys_[3] == "ts") {
+    if (depth_ == 3 && in_event_ && (keys_[3] == "ts" || keys_[3] == "dur")) {
       std::int64_t ns = 0;
       if (trace_text::parse_scaled_decimal(text, 3, ns) != trace_text::ParseStatus::ok) {
-        throw InputError(where_ + ": event " + std::to_string(events_seen_) + ": ts '" + text + "' is out of range");
+        throw InputError(where_ + ": event " + std::to_string(events_seen_) + ": " + keys_[3] + " '" + text +
+                         "' is out of range");
       }
-      event_.ts_ns = ns;
-      has_ts_ = true;
+      if (keys_[3] == "ts") {
+        event_.ts_ns = ns;
+        has_ts_ = true;
+      } else {
+        event_.dur_ns = ns;
+        has_dur_ = ns >= 0;
+      }
     } else if (depth_ == 4 && in_args_ && keys_[4] == "bytes") {
       throw InputError(where_ + ": event " + std::to_string(events_seen_) + ": args.bytes '" + text +
                        "' is not a whole number");
@@ -89,7 +95,7 @@ class MemcpyCollector {
       event_ = MemcpyEvent{};
       cat_.clear();
       name_.clear();
-      has_ts_ = has_bytes_ = false;
+      has_ts_ = has_bytes_ = has_dur_ = false;
     } else if (depth_ == 4 && in_event_ && keys_[3] == "args") {
       in_args_ = true;
     }
@@ -120,6 +126,7 @@ class MemcpyCollector {
   }
 
   std::vector<MemcpyEvent>& events() { return events_; }
+  std::vector<KernelSpan>& kernels() { return kernels_; }
   bool saw_events() const { return saw_events_; }
 
  private:
@@ -127,6 +134,9 @@ class MemcpyCollector {
     if (depth_ == 3 && in_event_ && keys_[3] == "ts") {
       event_.ts_ns = static_cast<Nanoseconds>(u) * kNsPerUs;
       has_ts_ = non_negative;
+    } else if (depth_ == 3 && in_event_ && keys_[3] == "dur") {
+      event_.dur_ns = static_cast<Nanoseconds>(u) * kNsPerUs;
+      has_dur_ = non_negative;
     } else if (depth_ == 4 && in_args_) {
       if (keys_[4] == "bytes" && non_negative) {
         event_.bytes = u;
@@ -158,6 +168,14 @@ class MemcpyCollector {
   void finish_event() {
     ++events_seen_;
     in_event_ = false;
+    if (cat_ == "kernel") {
+      if (!has_ts_ || !has_dur_) {
+        throw InputError(where_ + ": kernel event " + std::to_string(events_seen_ - 1) + " ('" + name_ +
+                         "') lacks " + (has_ts_ ? "a non-negative dur" : "ts"));
+      }
+      kernels_.push_back(KernelSpan{event_.ts_ns, event_.dur_ns});
+      return;
+    }
     if (cat_ != "gpu_memcpy") return;
     if (!has_ts_ || !has_bytes_) {
       throw InputError(where_ + ": gpu_memcpy event " + std::to_string(events_seen_ - 1) + " ('" + name_ +
@@ -174,10 +192,11 @@ class MemcpyCollector {
   int depth_ = 0;
   std::vector<std::string> keys_ = std::vector<std::string>(6);
   bool in_events_ = false, saw_events_ = false, in_event_ = false, in_args_ = false;
-  bool has_ts_ = false, has_bytes_ = false;
+  bool has_ts_ = false, has_bytes_ = false, has_dur_ = false;
   std::string cat_, name_;
   MemcpyEvent event_;
   std::vector<MemcpyEvent> events_;
+  std::vector<KernelSpan> kernels_;
   std::uint64_t events_seen_ = 0;
 };
 
@@ -195,14 +214,17 @@ KinetoTraceSource::KinetoTraceSource(std::filesystem::path path, KinetoImportOpt
   State& s = *state_;
   const std::string where = path.string();
   std::vector<MemcpyEvent> events;
+  std::vector<KernelSpan> kernels;
   {
     const std::string text = read_maybe_gzip(path);
     MemcpyCollector collector(where);
     nlohmann::json::sax_parse(text, &collector);
     if (!collector.saw_events()) throw InputError(where + ": no traceEvents array (not a Kineto/chrome trace?)");
     events = std::move(collector.events());
+    kernels = std::move(collector.kernels());
   }
-  weight_trace_from_copies(std::move(events), options, where, "kineto", s.meta, s.records, s.report);
+  weight_trace_from_copies(std::move(events), options, where, "kineto", s.meta, s.records, s.report,
+                           std::move(kernels));
 }
 
 KinetoTraceSource::~KinetoTraceSource() = default;
@@ -228,11 +250,15 @@ FLASHSIM_REGISTER_TRACE_FORMAT((TraceFormatRegistry::Entry{
     {{"pass_start_bytes", ParamType::bytes, "0", "size of the copy starting a forward pass (0: first HtoD copy)", 0,
       1e300, {}},
      {"io_max_bytes", ParamType::bytes, "0", "HtoD copies smaller than this are inputs, not weights (0: off)", 0, 1e300,
-      {}}},
+      {}},
+     {"compute", ParamType::choice, "kernels",
+      "compute_ns per weight access: kernels (recorded kernel durations after the copy, docs/traces.md) or none", -1e300,
+      1e300, {"kernels", "none"}}},
     [](const ParamValues& p, const TraceOpenContext& c) -> std::unique_ptr<ITraceSource> {
       KinetoImportOptions o;
       o.pass_start_bytes = p.bytes("pass_start_bytes");
       o.io_max_bytes = p.bytes("io_max_bytes");
+      o.compute = p.text("compute") == "none" ? KinetoCompute::none : KinetoCompute::kernels;
       return std::make_unique<KinetoTraceSource>(c.path, o);
     }}));
 
