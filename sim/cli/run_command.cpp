@@ -1,6 +1,7 @@
 // flashsim run [SCENARIO] [--out DIR] [--jobs N] [--set KEY=VALUE ...]
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -37,62 +38,103 @@ namespace flashsim::cli {
 
 namespace {
 
+// The scenario files named: a folder stands for its *.yaml files, sorted.
+// Throws InputError for a path that does not exist or a folder without any.
+std::vector<std::string> expand_scenarios(const std::vector<std::string>& args) {
+  std::vector<std::string> files;
+  for (const auto& arg : args) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(arg, ec)) {
+      files.push_back(arg);  // from_file names a missing file
+      continue;
+    }
+    std::vector<std::string> in_dir;
+    for (const auto& entry : std::filesystem::directory_iterator(arg)) {
+      const auto ext = entry.path().extension();
+      if (entry.is_regular_file() && (ext == ".yaml" || ext == ".yml")) in_dir.push_back(entry.path().string());
+    }
+    if (in_dir.empty()) throw InputError("scenario folder '" + arg + "' holds no .yaml files");
+    std::sort(in_dir.begin(), in_dir.end());
+    files.insert(files.end(), in_dir.begin(), in_dir.end());
+  }
+  return files;
+}
+
+// Runs one scenario document and writes its results into `dir`.
+void run_document(const ScenarioDocument& document, const std::string& out, bool several,
+                  const RunnerOptions& options) {
+  // The results folder is checked before the simulation, not after it.
+  const Scenario first = document.resolve(document.points().front());
+  const std::string dir = out.empty() ? first.outputs.dir : several ? out + "/" + first.name : out;
+  check_results_dir(dir);
+  const ScenarioResults results = run_scenario(document, options);
+  print_results_tables(std::cout, results);
+  const ResultsPaths paths = write_results(dir, results);
+  std::cout << "\nresults: " << paths.h5.string() << "\n         " << paths.json.string() << "\n";
+}
+
 int run_command(int argc, char** argv) {
   CLI::App app(
-      "Replays the scenario's trace under each of its policies (at each sweep point)\n"
-      "and prints one table per sweep point; writes results.h5 and summary.json.\n"
-      "Without SCENARIO it runs the default scenario embedded in the binary.",
+      "Replays each scenario's trace or generated workload under each of its policies (at\n"
+      "each sweep point) and prints one table per sweep point; writes results.h5 and\n"
+      "summary.json. A folder stands for its *.yaml files. Without SCENARIO it runs the\n"
+      "default scenario embedded in the binary.",
       "flashsim run");
-  std::string scenario, out;
+  std::vector<std::string> scenarios;
+  std::string out;
   long long jobs = 0;
   std::vector<std::string> sets;
   bool print_scenario = false, no_progress = false;
-  app.add_option("scenario", scenario, "scenario YAML (default: the embedded default scenario)");
-  app.add_option("-o,--out", out, "results folder (default: the scenario's outputs.dir, flashsim-results/<name>)");
+  app.add_option("scenario", scenarios, "scenario YAML files or folders (default: the embedded default scenario)");
+  app.add_option("-o,--out", out,
+                 "results folder (default: each scenario's outputs.dir, flashsim-results/<name>); with several "
+                 "scenarios, OUT/<name>");
   app.add_option("-j,--jobs", jobs, "runs in parallel (0: one per core)")->capture_default_str();
   app.add_option("-s,--set", sets,
                  "override a scenario key by dotted path, e.g. --set cache.capacity=50% --set policies.0.impl=arc "
-                 "(repeatable; the value is YAML)")
+                 "(repeatable; the value is YAML; applies to every scenario)")
       ->allow_extra_args(false);
   app.add_flag("--print-scenario", print_scenario, "print the resolved scenario of each sweep point and exit");
   app.add_flag("--no-progress", no_progress, "no progress line on stderr");
   if (!parse_command_line(app, argc, argv)) return 0;
+  if (jobs < 0 || jobs > 4096) throw InputError("--jobs " + std::to_string(jobs) + ": expected 0 (one per core) to 4096");
 
   std::vector<Override> overrides;
   for (const auto& s : sets) overrides.push_back(parse_override(s));
-  const bool builtin = scenario.empty();
-  const ScenarioDocument document = builtin ? ScenarioDocument::builtin_default(overrides)
-                                            : ScenarioDocument::from_file(scenario, overrides);
+  const std::vector<std::string> files = expand_scenarios(scenarios);
+  // Every file is parsed before anything runs: a typo in the last one costs no simulation.
+  std::vector<ScenarioDocument> documents;
+  if (files.empty()) documents.push_back(ScenarioDocument::builtin_default(overrides));
+  for (const auto& f : files) documents.push_back(ScenarioDocument::from_file(f, overrides));
+  for (const auto& document : documents) {
+    for (const auto& p : document.points()) (void)document.resolve(p);
+  }
 
   if (print_scenario) {
-    const auto points = document.points();
-    for (const auto& p : points) {
-      if (points.size() > 1) std::cout << "# point " << (p.index + 1) << "/" << points.size() << ": " << p.label() << "\n";
-      std::cout << "---\n" << to_yaml_text(document.resolve(p).resolved);
+    for (const auto& document : documents) {
+      const auto points = document.points();
+      for (const auto& p : points) {
+        if (points.size() > 1) std::cout << "# point " << (p.index + 1) << "/" << points.size() << ": " << p.label() << "\n";
+        std::cout << "---\n" << to_yaml_text(document.resolve(p).resolved);
+      }
     }
     return 0;
   }
 
   RunnerOptions options;
-  if (jobs < 0 || jobs > 4096) throw InputError("--jobs " + std::to_string(jobs) + ": expected 0 (one per core) to 4096");
   options.jobs = static_cast<unsigned>(jobs);
   if (!no_progress && isatty(STDERR_FILENO)) options.progress = &std::cerr;
-  if (builtin) std::cout << "flashsim run: no scenario given; running the embedded default scenario\n";
-  // The results folder is checked before the simulation, not after it.
-  const Scenario first = document.resolve(document.points().front());
-  const std::string dir = !out.empty() ? out : first.outputs.dir;
-  check_results_dir(dir);
-  const ScenarioResults results = run_scenario(document, options);
-
-  print_results_tables(std::cout, results);
-  const ResultsPaths paths = write_results(dir, results);
-  std::cout << "\nresults: " << paths.h5.string() << "\n         " << paths.json.string() << "\n";
+  if (files.empty()) std::cout << "flashsim run: no scenario given; running the embedded default scenario\n";
+  for (std::size_t k = 0; k < documents.size(); ++k) {
+    if (documents.size() > 1) std::cout << (k ? "\n" : "") << "== " << files[k] << "\n";
+    run_document(documents[k], out, documents.size() > 1, options);
+  }
   return 0;
 }
 
 }  // namespace
 
-FLASHSIM_REGISTER_COMMAND("run", "run [SCENARIO] [--out DIR] [--jobs N] [--set KEY=VALUE ...]",
+FLASHSIM_REGISTER_COMMAND("run", "run [SCENARIO|FOLDER ...] [--out DIR] [--jobs N] [--set KEY=VALUE ...]",
                           "replay a trace or generated workload under each policy of a scenario (YAML)\n"
                           "and write results.h5 and summary.json; without SCENARIO, the embedded default",
                           &run_command);

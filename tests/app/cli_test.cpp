@@ -64,6 +64,32 @@ TEST(Cli, OutOptionChoosesTheFolder) {
   EXPECT_TRUE(std::filesystem::exists(dir / "there/summary.json"));
 }
 
+TEST(Cli, AFolderRunsEveryScenarioInItIntoItsOwnResults) {
+  test::TempDir dir;
+  std::filesystem::create_directories(dir / "set");
+  test::write_file(dir / "trace.csv", test::cyclic_csv(2, 2, 10));
+  test::write_file(dir / "set/b.yaml", "name: bee\nworkload: {trace: ../trace.csv}\ncache: {capacity: 10B}\npolicies: [lru]\n");
+  test::write_file(dir / "set/a.yaml", "name: ay\nworkload: {trace: ../trace.csv}\ncache: {capacity: 10B}\npolicies: [fifo]\n");
+  test::write_file(dir / "set/notes.txt", "not a scenario");
+  const Outcome o = run_flashsim(dir.path(), "run set --out all");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_LT(o.out.find("== set/a.yaml"), o.out.find("== set/b.yaml")) << o.out;  // sorted
+  EXPECT_TRUE(std::filesystem::exists(dir / "all/ay/summary.json"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "all/bee/summary.json"));
+
+  // A bad file anywhere in the folder stops everything before anything runs.
+  test::write_file(dir / "set/c.yaml", "name: sea\nworkload: {trace: ../trace.csv}\ncache: {capacity: 10 parsecs}\n");
+  const Outcome bad = run_flashsim(dir.path(), "run set --out again");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("c.yaml"), std::string::npos) << bad.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "again"));
+
+  std::filesystem::create_directories(dir / "empty");
+  const Outcome empty = run_flashsim(dir.path(), "run empty");
+  EXPECT_EQ(empty.code, 2);
+  EXPECT_NE(empty.err.find("holds no .yaml files"), std::string::npos) << empty.err;
+}
+
 TEST(Cli, BadInputExitsTwoAndWritesNothing) {
   test::TempDir dir;
   test::write_file(dir / "trace.csv", test::cyclic_csv(2, 2, 10));
