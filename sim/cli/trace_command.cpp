@@ -79,7 +79,7 @@ std::map<std::string, std::string> format_options(const CommonOptions& c) {
 }
 
 void print_kineto_report(const ITraceSource& source) {
-  if (const auto* k = dynamic_cast<const KinetoTraceSource*>(&source)) {
+  if (const auto* k = dynamic_cast<const CopyWeightTraceSource*>(&source)) {
     const KinetoImportReport& r = k->report();
     std::cerr << "kineto: " << r.memcpy_events << " gpu_memcpy events: " << r.htod_copies << " host-to-device ("
               << r.htod_bytes << " B), " << r.dtoh_copies << " device-to-host (" << r.dtoh_bytes << " B, dropped), "

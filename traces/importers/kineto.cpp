@@ -202,16 +202,7 @@ class MemcpyCollector {
 
 }  // namespace
 
-struct KinetoTraceSource::State {
-  TraceMeta meta;
-  KinetoImportReport report;
-  std::vector<AccessRecord> records;
-  std::size_t position = 0;
-};
-
-KinetoTraceSource::KinetoTraceSource(std::filesystem::path path, KinetoImportOptions options)
-    : state_(std::make_unique<State>()) {
-  State& s = *state_;
+KinetoTraceSource::KinetoTraceSource(std::filesystem::path path, KinetoImportOptions options) {
   const std::string where = path.string();
   std::vector<MemcpyEvent> events;
   std::vector<KernelSpan> kernels;
@@ -223,43 +214,53 @@ KinetoTraceSource::KinetoTraceSource(std::filesystem::path path, KinetoImportOpt
     events = std::move(collector.events());
     kernels = std::move(collector.kernels());
   }
-  weight_trace_from_copies(std::move(events), options, where, "kineto", s.meta, s.records, s.report,
-                           std::move(kernels));
+  build(std::move(events), options, where, "kineto", std::move(kernels));
 }
 
-KinetoTraceSource::~KinetoTraceSource() = default;
+void CopyWeightTraceSource::build(std::vector<CopyEvent> events, const KinetoImportOptions& options,
+                                  const std::string& where, const std::string& format,
+                                  std::vector<KernelSpan> kernels) {
+  weight_trace_from_copies(std::move(events), options, where, format, meta_, records_, report_, std::move(kernels));
+}
 
-const TraceMeta& KinetoTraceSource::meta() const { return state_->meta; }
-const KinetoImportReport& KinetoTraceSource::report() const { return state_->report; }
-
-std::size_t KinetoTraceSource::read(std::span<AccessRecord> out) {
-  State& s = *state_;
-  const std::size_t n = std::min(out.size(), s.records.size() - s.position);
-  std::copy_n(s.records.begin() + static_cast<std::ptrdiff_t>(s.position), n, out.begin());
-  s.position += n;
+std::size_t CopyWeightTraceSource::read(std::span<AccessRecord> out) {
+  const std::size_t n = std::min(out.size(), records_.size() - position_);
+  std::copy_n(records_.begin() + static_cast<std::ptrdiff_t>(position_), n, out.begin());
+  position_ += n;
   return n;
 }
 
-void KinetoTraceSource::rewind() { state_->position = 0; }
+std::vector<ParamSpec> copy_import_param_specs(bool with_compute) {
+  std::vector<ParamSpec> specs{
+      {"pass_start_bytes", ParamType::bytes, "0", "size of the copy starting a forward pass (0: first HtoD copy)", 0,
+       1e300, {}},
+      {"io_max_bytes", ParamType::bytes, "0", "HtoD copies smaller than this are inputs, not weights (0: off)", 0,
+       1e300, {}}};
+  if (with_compute) {
+    specs.push_back({"compute", ParamType::choice, "kernels",
+                     "compute_ns per weight access: kernels (recorded kernel durations after the copy, "
+                     "docs/traces.md) or none",
+                     -1e300, 1e300, {"kernels", "none"}});
+  }
+  return specs;
+}
+
+KinetoImportOptions copy_import_options(const ParamValues& p) {
+  KinetoImportOptions o;
+  o.pass_start_bytes = p.bytes("pass_start_bytes");
+  o.io_max_bytes = p.bytes("io_max_bytes");
+  if (p.resolved_text().count("compute")) o.compute = p.text("compute") == "none" ? KinetoCompute::none : KinetoCompute::kernels;
+  return o;
+}
 
 namespace {
 
 FLASHSIM_REGISTER_TRACE_FORMAT((TraceFormatRegistry::Entry{
     "kineto",
     "PyTorch profiler (Kineto) chrome trace, .json or .json.gz: host-to-device weight copies become accesses",
-    {{"pass_start_bytes", ParamType::bytes, "0", "size of the copy starting a forward pass (0: first HtoD copy)", 0,
-      1e300, {}},
-     {"io_max_bytes", ParamType::bytes, "0", "HtoD copies smaller than this are inputs, not weights (0: off)", 0, 1e300,
-      {}},
-     {"compute", ParamType::choice, "kernels",
-      "compute_ns per weight access: kernels (recorded kernel durations after the copy, docs/traces.md) or none", -1e300,
-      1e300, {"kernels", "none"}}},
+    copy_import_param_specs(true),
     [](const ParamValues& p, const TraceOpenContext& c) -> std::unique_ptr<ITraceSource> {
-      KinetoImportOptions o;
-      o.pass_start_bytes = p.bytes("pass_start_bytes");
-      o.io_max_bytes = p.bytes("io_max_bytes");
-      o.compute = p.text("compute") == "none" ? KinetoCompute::none : KinetoCompute::kernels;
-      return std::make_unique<KinetoTraceSource>(c.path, o);
+      return std::make_unique<KinetoTraceSource>(c.path, copy_import_options(p));
     }}));
 
 }  // namespace

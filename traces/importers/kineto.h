@@ -64,8 +64,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <string>
+#include <vector>
 
+#include "sim/core/params.h"
 #include "traces/trace_source.h"
 
 namespace flashsim {
@@ -114,21 +117,46 @@ struct KinetoImportReport {
   std::uint64_t kernels_after_last = 0;
 };
 
-class KinetoTraceSource final : public ITraceSource {
+struct CopyEvent;
+struct KernelSpan;
+
+/// The weight trace of a profile's copies, built once and held in memory
+/// (traces/importers/copy_passes.h holds the rules): the common part of the
+/// Kineto and Nsight Systems importers, which differ only in how they read
+/// copies and kernels.
+class CopyWeightTraceSource : public ITraceSource {
+ public:
+  const TraceMeta& meta() const override { return meta_; }
+  std::size_t read(std::span<AccessRecord> out) override;
+  void rewind() override { position_ = 0; }
+  const KinetoImportReport& report() const { return report_; }
+
+ protected:
+  /// Classifies `events` (and attributes `kernels`) by the rules above.
+  /// `where` names the input in errors; `format` goes into meta().source.
+  /// Throws InputError as weight_trace_from_copies.
+  void build(std::vector<CopyEvent> events, const KinetoImportOptions& options, const std::string& where,
+             const std::string& format, std::vector<KernelSpan> kernels);
+
+ private:
+  TraceMeta meta_;
+  KinetoImportReport report_;
+  std::vector<AccessRecord> records_;
+  std::size_t position_ = 0;
+};
+
+class KinetoTraceSource final : public CopyWeightTraceSource {
  public:
   /// Parses and classifies the whole file. Throws InputError naming the file
   /// (unreadable, bad gzip, JSON error with its byte offset, no HtoD copy,
   /// passes that cannot be aligned).
   KinetoTraceSource(std::filesystem::path path, KinetoImportOptions options = {});
-  ~KinetoTraceSource() override;
-  const TraceMeta& meta() const override;
-  std::size_t read(std::span<AccessRecord> out) override;
-  void rewind() override;
-  const KinetoImportReport& report() const;
-
- private:
-  struct State;
-  std::unique_ptr<State> state_;
 };
+
+/// The format options both copy importers take (pass_start_bytes,
+/// io_max_bytes; with `with_compute`, compute: kernels|none), and the
+/// options they give.
+std::vector<ParamSpec> copy_import_param_specs(bool with_compute);
+KinetoImportOptions copy_import_options(const ParamValues& values);
 
 }  // namespace flashsim

@@ -52,15 +52,7 @@ struct Statement {
 
 }  // namespace
 
-struct NsysSqliteTraceSource::State {
-  TraceMeta meta;
-  KinetoImportReport report;
-  std::vector<AccessRecord> records;
-  std::size_t position = 0;
-};
-
-NsysSqliteTraceSource::NsysSqliteTraceSource(std::filesystem::path path, KinetoImportOptions options)
-    : state_(std::make_unique<State>()) {
+NsysSqliteTraceSource::NsysSqliteTraceSource(std::filesystem::path path, KinetoImportOptions options) {
   const std::string where = path.string();
   Db db(path);
   {
@@ -91,38 +83,17 @@ NsysSqliteTraceSource::NsysSqliteTraceSource(std::filesystem::path path, KinetoI
     events.push_back(e);
   }
   if (rc != SQLITE_DONE) db.fail(std::string("reading CUPTI_ACTIVITY_KIND_MEMCPY: ") + db.error());
-  State& s = *state_;
-  weight_trace_from_copies(std::move(events), options, where, "nsys", s.meta, s.records, s.report);
+  build(std::move(events), options, where, "nsys", {});
 }
-
-NsysSqliteTraceSource::~NsysSqliteTraceSource() = default;
-const TraceMeta& NsysSqliteTraceSource::meta() const { return state_->meta; }
-const KinetoImportReport& NsysSqliteTraceSource::report() const { return state_->report; }
-
-std::size_t NsysSqliteTraceSource::read(std::span<AccessRecord> out) {
-  State& s = *state_;
-  const std::size_t n = std::min(out.size(), s.records.size() - s.position);
-  std::copy_n(s.records.begin() + static_cast<std::ptrdiff_t>(s.position), n, out.begin());
-  s.position += n;
-  return n;
-}
-
-void NsysSqliteTraceSource::rewind() { state_->position = 0; }
 
 namespace {
 
 FLASHSIM_REGISTER_TRACE_FORMAT((TraceFormatRegistry::Entry{
     "nsys",
     "Nsight Systems SQLite export (nsys export --type sqlite): host-to-device copies by the Kineto rules",
-    {{"pass_start_bytes", ParamType::bytes, "0", "size of the copy starting a forward pass (0: first HtoD copy)", 0,
-      1e300, {}},
-     {"io_max_bytes", ParamType::bytes, "0", "HtoD copies smaller than this are inputs, not weights (0: off)", 0, 1e300,
-      {}}},
+    copy_import_param_specs(false),
     [](const ParamValues& p, const TraceOpenContext& c) -> std::unique_ptr<ITraceSource> {
-      KinetoImportOptions o;
-      o.pass_start_bytes = p.bytes("pass_start_bytes");
-      o.io_max_bytes = p.bytes("io_max_bytes");
-      return std::make_unique<NsysSqliteTraceSource>(c.path, o);
+      return std::make_unique<NsysSqliteTraceSource>(c.path, copy_import_options(p));
     }}));
 
 }  // namespace

@@ -15,21 +15,12 @@
 
 namespace flashsim {
 
-class NsysSqliteTraceSource final : public ITraceSource {
+class NsysSqliteTraceSource final : public CopyWeightTraceSource {
  public:
   /// Reads the copies of `path`. Throws InputError naming the file (not a
   /// SQLite file, no CUPTI_ACTIVITY_KIND_MEMCPY table or a column missing,
   /// a negative value, passes that cannot be aligned).
   NsysSqliteTraceSource(std::filesystem::path path, KinetoImportOptions options = {});
-  ~NsysSqliteTraceSource() override;
-  const TraceMeta& meta() const override;
-  std::size_t read(std::span<AccessRecord> out) override;
-  void rewind() override;
-  const KinetoImportReport& report() const;
-
- private:
-  struct State;
-  std::unique_ptr<State> state_;
 };
 
 }  // namespace flashsim
