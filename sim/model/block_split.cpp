@@ -45,6 +45,15 @@ ModelBlocks split_into_blocks(const std::vector<WeightTensor>& tensors, const Bl
   if (granularity.mode != BlockGranularity::Mode::tensor && granularity.block_bytes == 0) {
     throw InputError("block granularity " + granularity.describe() + " must be more than 0 bytes");
   }
+  if (granularity.mode != BlockGranularity::Mode::tensor) {
+    ByteCount blocks = 0;
+    for (const WeightTensor& t : tensors) blocks += (t.bytes + granularity.block_bytes - 1) / granularity.block_bytes;
+    if (blocks > kMaxModelBlocks) {
+      throw InputError("block granularity " + granularity.describe() + " splits the model into " +
+                       std::to_string(blocks) + " blocks, more than the " + std::to_string(kMaxModelBlocks) +
+                       " a catalog may hold; use a larger granularity");
+    }
+  }
   ModelBlocks out;
   out.tensor_blocks.reserve(tensors.size());
   std::uint64_t address = 0;

@@ -46,6 +46,10 @@ struct ModelBlocks {
   ByteCount total_bytes = 0;
 };
 
+/// The most blocks split_into_blocks makes (2^24 = 16.8 M catalog entries,
+/// ~2 GB of catalog): 256 B blocks fit a T5-base, not a 7 B model.
+inline constexpr ByteCount kMaxModelBlocks = ByteCount{1} << 24;
+
 /// Splits `tensors` by `granularity`. Catalog entries: id = first_id + index;
 /// name = tensor name (tensor mode, or a tensor of one block) else
 /// "<tensor name>#<i>"; bytes; layer, kind and segment of the tensor

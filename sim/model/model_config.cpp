@@ -121,6 +121,11 @@ void read_decoder_only(ModelConfig& m, const json& j, const std::string& source,
   m.num_attention_heads = narrow32(positive(j, "num_attention_heads", source, prefix), "num_attention_heads", source);
   m.num_key_value_heads =
       narrow32(positive_or(j, "num_key_value_heads", m.num_attention_heads, source, prefix), "num_key_value_heads", source);
+  if (!j.contains("head_dim") && m.hidden_size % m.num_attention_heads != 0) {
+    fail(source, "key '" + join(prefix, "hidden_size") + "' (" + std::to_string(m.hidden_size) +
+                     ") is not a multiple of num_attention_heads (" + std::to_string(m.num_attention_heads) +
+                     ") and no head_dim is given");
+  }
   m.head_dim = positive_or(j, "head_dim", m.hidden_size / m.num_attention_heads, source, prefix);
   m.vocab_size = positive(j, "vocab_size", source, prefix);
   m.max_position_embeddings = positive_or(j, "max_position_embeddings", 0, source, prefix);
@@ -175,6 +180,31 @@ void read_t5(ModelConfig& m, const json& j, const std::string& source) {
   m.gated_mlp = ff.starts_with("gated-");
   if (!m.gated_mlp && ff != "relu" && ff != "gelu") {
     fail(source, "key 'feed_forward_proj': '" + ff + "' is not relu, gelu or gated-<act>");
+  }
+}
+
+// Bounds far above every published model (Llama-3.1-405B: hidden 16,384,
+// intermediate 53,248, 126 layers, vocabulary 128,256), so that a typo such as
+// hidden_size 1e12 is an error naming the key, not an exhausted memory.
+void check_plausible(const ModelConfig& m, const std::string& source) {
+  const auto bound = [&](const char* key, std::uint64_t value, std::uint64_t max) {
+    if (value > max) {
+      fail(source, "key '" + std::string(key) + "' = " + std::to_string(value) + " is beyond any real model (at most " +
+                       std::to_string(max) + " accepted)");
+    }
+  };
+  bound("hidden_size", m.hidden_size, 1u << 17);
+  bound("intermediate_size", m.intermediate_size, 1u << 20);
+  bound("num_hidden_layers", m.num_hidden_layers, 4096);
+  bound("num_decoder_layers", m.decoder_layers, 4096);
+  bound("num_attention_heads", m.num_attention_heads, 4096);
+  bound("head_dim", m.head_dim, 1u << 14);
+  bound("vocab_size", m.vocab_size, 1u << 23);
+  bound("num_local_experts", m.num_local_experts, 4096);
+  if (m.vision) {
+    bound("vision_config.hidden_size", m.vision->hidden_size, 1u << 17);
+    bound("vision_config.intermediate_size", m.vision->intermediate_size, 1u << 20);
+    bound("vision_config.num_hidden_layers", m.vision->num_hidden_layers, 4096);
   }
 }
 
@@ -299,6 +329,7 @@ ModelConfig parse_model_config(const nlohmann::json& j, const std::string& sourc
     }
   }
   m.weight_dtype = weight_dtype_of(j, m.dtype, source);
+  check_plausible(m, source);
   return m;
 }
 

@@ -179,10 +179,15 @@ std::string read_text_file(const std::filesystem::path& path, const std::string&
   if (std::filesystem::is_directory(path, ec)) throw InputError(display_name + ": is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(display_name + ": cannot open file");
-  std::ostringstream text;
-  text << in.rdbuf();
+  // Scenarios and profiles are a few KiB: a bound keeps `run /dev/urandom`
+  // (or a trace given as the scenario) an error instead of exhausted memory.
+  constexpr std::size_t kMaxBytes = 16u << 20;
+  std::string text(kMaxBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
   if (in.bad()) throw InputError(display_name + ": read error");
-  return text.str();
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kMaxBytes) throw InputError(display_name + ": larger than 16 MiB: not a scenario or profile file");
+  return text;
 }
 
 ConfigNode parse_yaml_file(const std::filesystem::path& path, std::string display_name) {

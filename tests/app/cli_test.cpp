@@ -90,6 +90,14 @@ TEST(Cli, AFolderRunsEveryScenarioInItIntoItsOwnResults) {
   EXPECT_NE(empty.err.find("holds no .yaml files"), std::string::npos) << empty.err;
 }
 
+TEST(Cli, AHugeOrBinaryScenarioIsRefusedWithoutReadingItAll) {
+  test::TempDir dir;
+  test::write_file(dir / "big.yaml", std::string((16u << 20) + 1, 'x'));
+  const Outcome o = run_flashsim(dir.path(), "run big.yaml");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("big.yaml: larger than 16 MiB: not a scenario or profile file"), std::string::npos) << o.err;
+}
+
 TEST(Cli, BadInputExitsTwoAndWritesNothing) {
   test::TempDir dir;
   test::write_file(dir / "trace.csv", test::cyclic_csv(2, 2, 10));

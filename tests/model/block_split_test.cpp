@@ -62,6 +62,21 @@ TEST(BlockSplit, SeedFormulaLlama2) {
   EXPECT_EQ(seed_block_bytes(tiny_llama()), 16u);
 }
 
+TEST(BlockSplit, TooFineAGranularityIsRefusedBeforeAllocating) {
+  // Llama-2-7B: 13,476,839,424 B in 256 B blocks = 52.6 M catalog entries > 2^24.
+  const auto tensors = weight_tensors(test::shipped("llama-2-7b"));
+  try {
+    split_into_blocks(tensors, BlockGranularity::fixed(256));
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("more than the 16777216 a catalog may hold"), std::string::npos) << e.what();
+  }
+  // T5-base (0.9 GB) at 256 B stays under the bound.
+  const ModelBlocks t5 = split_into_blocks(weight_tensors(test::shipped("t5-base")), BlockGranularity::fixed(256));
+  EXPECT_LE(t5.catalog.size(), kMaxModelBlocks);
+  EXPECT_GT(t5.catalog.size(), 3'000'000u);
+}
+
 TEST(BlockSplit, ParseErrors) {
   EXPECT_EQ(BlockGranularity::parse("2MiB", tiny_llama()).block_bytes, 2u * kMiB);
   EXPECT_EQ(BlockGranularity::parse("256B", tiny_llama()).block_bytes, 256u);

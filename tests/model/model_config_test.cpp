@@ -57,6 +57,26 @@ TEST(ModelConfig, MissingKeyNamesFileAndKey) {
   EXPECT_EQ(error_of(llava, "x.json"), "x.json: key 'vision_config' missing");
 }
 
+TEST(ModelConfig, AbsurdSizesAndIndivisibleHeadsAreErrorsNotExhaustedMemory) {
+  nlohmann::json j = tiny_llama_json();
+  j["hidden_size"] = 1'000'000'000'000;
+  EXPECT_EQ(error_of(j), "llama-2-7b.json: key 'hidden_size' = 1000000000000 is beyond any real model (at most 131072 accepted)");
+  j = tiny_llama_json();
+  j["num_hidden_layers"] = 1'000'000;
+  EXPECT_NE(error_of(j).find("key 'num_hidden_layers' = 1000000 is beyond any real model"), std::string::npos);
+  j = tiny_llama_json();
+  j["vocab_size"] = 1'000'000'000'000;
+  EXPECT_NE(error_of(j).find("key 'vocab_size'"), std::string::npos);
+  j = tiny_llama_json();
+  j["hidden_size"] = 63;  // 4 heads: no whole head_dim
+  EXPECT_EQ(error_of(j), "llama-2-7b.json: key 'hidden_size' (63) is not a multiple of num_attention_heads (4) and no "
+                         "head_dim is given");
+  j["head_dim"] = 16;  // an explicit head_dim decouples them (as HF allows)
+  EXPECT_EQ(error_of(j), "(no error)");
+  // The largest shipped model stays far inside the bounds.
+  EXPECT_NO_THROW(shipped("mixtral-8x7b"));
+}
+
 TEST(ModelConfig, LoadErrorsNameThePath) {
   test::TempDir dir;
   const auto bad = dir.path() / "bad.json";
