@@ -29,7 +29,12 @@
 //                request without prefill records: the completion of the
 //                last access of its smallest token_index
 //   token k      (decode) the completion of the last access of token_index k
-//   TTFT         first token − arrival
+//   TTFT         first token − arrival. In generated serving workloads a
+//                request's first record is the admission copy of its prompt
+//                (block "input.rN", kind "io", H2D at the start of the step
+//                that first serves it, before that step's weight reads), so
+//                TTFT runs from the admission copy of the request's prompt
+//                to the completion of its first output token
 //   TPOT         (last token − first token) / (output tokens − 1): the mean
 //                gap between successive token completions; 0 with < 2 tokens
 //   output tokens  1 for the prefill (when present) + distinct decode token

@@ -192,6 +192,24 @@ void build_plan(Plan& p) {
     }
     if (p.llava) q.concept_id = static_cast<std::int32_t>(request_concept[r]);
     q.kv_tokens = std::uint64_t(q.prompt_tokens) + q.output_tokens - 1;
+    // The prompt copied host->device at admission: int32 input ids (T5: the
+    // encoder's; LLaVA: text + expanded image-token ids) and, for LLaVA, the
+    // image's pixel values (channels · side² in the model dtype).
+    q.input_bytes = kInputIdBytes * (p.t5 ? q.encoder_tokens : q.prompt_tokens);
+    if (p.llava) {
+      const auto& v = *m.config.vision;
+      q.input_bytes += dtype_bytes(m.config.dtype, std::uint64_t(v.num_channels) * v.image_size * v.image_size);
+    }
+    q.input_id = next++;
+    {
+      BlockCatalogEntry e;
+      e.id = q.input_id;
+      e.name = o.name_prefix + "input.r" + std::to_string(r);
+      e.bytes = q.input_bytes;
+      e.kind = "io";
+      e.segment = p.t5 ? "encoder" : "decoder";  // the pass that consumes it first (as logits: "decoder")
+      meta.catalog.push_back(std::move(e));
+    }
     q.logits_id = next++;
     {
       BlockCatalogEntry e;
@@ -395,6 +413,17 @@ class ServingSource final : public ITraceSource {
       any_prefill |= q.prefill;
     }
     step_phase_ = any_prefill ? Phase::prefill : Phase::decode;
+
+    // Admission: each new request's prompt is copied host->device before the
+    // step's first weight access; its TTFT starts at this record.
+    for (const Active& q : active_) {
+      if (q.started) continue;
+      const RequestPlan& rp = p.requests[q.plan];
+      AccessRecord& r = push(rp.input_id, rp.input_bytes, AccessOp::read, kNoOperator);
+      r.request_id = rp.id;
+      r.token_index = static_cast<std::int32_t>(q.a);  // 0, or the first decoded position without prefill
+      r.phase = q.prefill ? Phase::prefill : Phase::decode;
+    }
 
     if (vision_images_ > 0) run_vision();
     if (encoder_tokens_ > 0) run_encoder();

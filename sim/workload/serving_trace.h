@@ -55,7 +55,14 @@ struct RequestPlan {
   BlockId cross_first = 0;            ///< T5 cross-attention pages, same layout over encoder tokens
   std::uint64_t cross_pages_per_group = 0;
   BlockId logits_id = 0;              ///< its logits buffer (kind "io")
+  BlockId input_id = 0;               ///< its prompt, copied H2D at admission (kind "io")
+  ByteCount input_bytes = 0;          ///< see kInputIdBytes: input ids (+ LLaVA pixel values)
 };
+
+/// Bytes per prompt token of the admission copy: int32 input ids, as HF
+/// tokenizers and vLLM hand them to the model (torch.int32/int64 on the host;
+/// vLLM's input_ids buffer is int32).
+inline constexpr ByteCount kInputIdBytes = 4;
 
 class ServingWorkload final : public IWorkloadGenerator {
  public:

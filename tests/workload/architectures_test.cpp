@@ -27,6 +27,7 @@ TEST(EncoderDecoder, EncoderRunsOnceAndCrossPagesAreWrittenOnceReadEveryStep) {
   bool in_embed = false;
   std::vector<int> encoder_records(4, 0);  // by decoder steps started before them
   for (const auto& r : records) {
+    if (r.operator_id == kNoOperator) continue;  // the admission copy of the prompt
     const std::string& op = ops.at(r.operator_id).name;
     if (op == "decoder.embed_tokens" && !in_embed) ++decoder_steps_started;
     in_embed = op == "decoder.embed_tokens";
@@ -48,6 +49,15 @@ TEST(EncoderDecoder, EncoderRunsOnceAndCrossPagesAreWrittenOnceReadEveryStep) {
   EXPECT_EQ(count["decoder W"], 3);
   EXPECT_EQ(count["decoder R"], 2);
   EXPECT_EQ(w->requests()[0].encoder_tokens, 6u);
+  // The first record is the admission copy of the encoder's prompt: 6 int32
+  // input ids, before the encoder's first weight read.
+  ASSERT_FALSE(records.empty());
+  EXPECT_EQ(catalog.at(records[0].block_id)->name, "input.r0");
+  EXPECT_EQ(records[0].bytes, 6u * 4);
+  EXPECT_EQ(records[0].phase, Phase::prefill);
+  EXPECT_EQ(records[0].request_id, w->requests()[0].id);
+  ASSERT_GT(records.size(), 1u);
+  EXPECT_TRUE(ops.at(records[1].operator_id).name.starts_with("encoder.")) << ops.at(records[1].operator_id).name;
   EXPECT_EQ(w->requests()[0].cross_pages_per_group, 2u);
   // Cross pages hold K and V of the encoder's tokens for one decoder layer.
   for (const auto& e : w->meta().catalog) {
@@ -92,6 +102,9 @@ TEST(Multimodal, VisionRunsForNewConceptsAndFeaturesCarryConceptAndEmbedding) {
   EXPECT_EQ(q.image_tokens, 16u);
   EXPECT_EQ(q.prompt_tokens, 20u);
   EXPECT_EQ(q.kv_tokens, 21u);
+  // Admission copy: 20 int32 input ids (image-token ids expanded) + the
+  // image's fp16 pixel values, 3 channels × 32 × 32.
+  EXPECT_EQ(q.input_bytes, 20u * 4 + 3u * 32 * 32 * 2);
   std::size_t image_pages = 0, text_pages = 0;
   for (const auto& e : reused->meta().catalog) {
     if (e.kind != "kv_page" || e.name.find(".r0.") == std::string::npos) continue;
@@ -169,6 +182,10 @@ TEST(Colocated, TwoModelsGetDisjointIdsAndTheirOwnStreams) {
     last[r.stream_id] = r.time_ns;
     ++per_stream[r.stream_id];
     EXPECT_EQ(names.at(r.block_id).substr(0, 2), r.stream_id == 0 ? "a/" : "b/");
+    if (r.operator_id == kNoOperator) {  // a request's admission copy of its prompt
+      EXPECT_TRUE(names.at(r.block_id).substr(2).starts_with("input.r")) << names.at(r.block_id);
+      continue;
+    }
     ASSERT_LT(r.operator_id, meta.operators.size());
     EXPECT_EQ(meta.operators[r.operator_id].name.substr(0, 2), r.stream_id == 0 ? "a/" : "b/");
   }

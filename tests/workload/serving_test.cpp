@@ -52,6 +52,8 @@ TEST(Serving, TwoLayerModelOneRequestHandCounted) {
   auto weights = [&](const std::vector<std::string>& names_, std::uint32_t op_id) {
     for (const auto& n : names_) expected.push_back({n, AccessOp::read, op_id, false});
   };
+  // Admission: the prompt's 2 int32 input ids (8 B) copied H2D before the first weight read.
+  expected.push_back({"input.r0", AccessOp::read, kNoOperator, true});
   for (int step = 0; step < 2; ++step) {
     weights({"model.embed_tokens.weight"}, 0);
     for (int layer = 0; layer < 2; ++layer) {
@@ -72,7 +74,11 @@ TEST(Serving, TwoLayerModelOneRequestHandCounted) {
     expected.push_back({"logits.r0", AccessOp::write, 6, true});
   }
   ASSERT_EQ(records.size(), expected.size());
-  ASSERT_EQ(records.size(), 52u);
+  ASSERT_EQ(records.size(), 53u);
+  EXPECT_EQ(records[0].bytes, 8u);
+  EXPECT_EQ(records[0].time_ns, 0);
+  EXPECT_EQ(records[0].compute_ns, 0);
+  EXPECT_EQ(w->requests()[0].input_bytes, 8u);
   for (std::size_t i = 0; i < records.size(); ++i) {
     SCOPED_TRACE("record " + std::to_string(i));
     const AccessRecord& r = records[i];
@@ -81,11 +87,12 @@ TEST(Serving, TwoLayerModelOneRequestHandCounted) {
     EXPECT_EQ(r.operator_id, expected[i].operator_id);
     EXPECT_EQ(r.bytes, names.at(r.block_id)->bytes);
     EXPECT_EQ(r.stream_id, 0u);
-    const bool decode = i >= 24;  // step 0 has 21 weights + 2 page writes + 1 logits write
+    const bool decode = i >= 25;  // step 0: 1 input copy + 21 weights + 2 page writes + 1 logits write
     EXPECT_EQ(r.phase, decode ? Phase::decode : Phase::prefill);
     if (expected[i].request) {
       EXPECT_EQ(r.request_id, 0u);
-      EXPECT_EQ(r.token_index, decode ? 2 : 1);  // the last position fed in the step
+      // The last position fed in the step; the input copy carries the first.
+      EXPECT_EQ(r.token_index, i == 0 ? 0 : decode ? 2 : 1);
     } else {
       EXPECT_EQ(r.request_id, kNoRequest);
       EXPECT_EQ(r.token_index, -1);
@@ -178,13 +185,19 @@ TEST(Serving, RequestsPhasesTokenIndicesAndContinuousBatching) {
       first_phase[r.request_id] = r.phase;
     }
     span[r.request_id].second = i;
-    if (catalog.at(r.block_id)->kind == "io") logits[r.request_id].push_back(r.token_index);
+    if (catalog.at(r.block_id)->name.starts_with("logits.")) logits[r.request_id].push_back(r.token_index);
   }
   ASSERT_EQ(logits.size(), 3u);
   for (const auto& [request, tokens] : logits) {
     // One logits write per output token: prefill (last prompt position 3), then positions 4, 5.
     EXPECT_EQ(tokens, (std::vector<std::int32_t>{3, 4, 5})) << request;
     EXPECT_EQ(first_phase[request], Phase::prefill);
+    // Its first record is the admission copy of its 4-token prompt (16 B), at token 0.
+    const AccessRecord& first = records[span[request].first];
+    EXPECT_EQ(catalog.at(first.block_id)->name, "input.r" + std::to_string(request));
+    EXPECT_EQ(first.bytes, 16u);
+    EXPECT_EQ(first.token_index, 0);
+    EXPECT_EQ(first.op, AccessOp::read);
   }
   // Requests 0 and 1 run together; request 2 joins when they finish.
   EXPECT_LT(span[0].first, span[1].first);
