@@ -233,10 +233,6 @@ void build_plan(Plan& p) {
         e.layer = o.kv_layout == KvLayout::per_layer ? static_cast<std::int32_t>(g) : -1;
         e.kind = "kv_page";
         e.segment = "decoder";
-        if (q.concept_id >= 0 && i * p.kv.page_tokens < q.image_tokens) {
-          e.concept_id = q.concept_id;
-          e.embedding = concepts->embedding(static_cast<std::uint32_t>(q.concept_id));
-        }
         meta.catalog.push_back(std::move(e));
       }
     }
