@@ -10,13 +10,9 @@ cd "$(dirname "$0")/.."
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build --parallel "$(nproc)"
 # The Python tools' matplotlib and h5py come from Debian packages
-# (install-deps.sh), which Debian's /usr/bin/python3 sees. A python3 on PATH
-# that is not Debian's (pyenv, conda) does not: install them for it with pip.
-if ! python3 -c 'import matplotlib, h5py' 2>/dev/null; then
-  if [ "$(command -v python3)" != /usr/bin/python3 ] && /usr/bin/python3 -c 'import matplotlib, h5py' 2>/dev/null; then
-    python3 -m pip install --user --quiet matplotlib h5py ||
-      echo "setup.sh: note: run tools/*.py with /usr/bin/python3 (the python3 on PATH lacks matplotlib/h5py)" >&2
-  else
-    echo "setup.sh: warning: matplotlib/h5py not importable; tools/plot_mrc.py will not run" >&2
-  fi
+# (install-deps.sh), which Debian's /usr/bin/python3 sees. Nothing is
+# pip-installed: a user-site matplotlib built for another numpy breaks
+# Debian's python3 (seen here); run the tools with `/usr/bin/python3 -s`.
+if ! /usr/bin/python3 -s -c 'import matplotlib, h5py' 2>/dev/null; then
+  echo "setup.sh: warning: /usr/bin/python3 cannot import matplotlib/h5py; tools/plot_mrc.py will not run" >&2
 fi
