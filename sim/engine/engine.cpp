@@ -94,7 +94,6 @@ struct RequestState {
   Status status = fresh;
   std::uint64_t decode_tokens = 0;
   std::uint64_t remaining = 0;  // accesses not yet completed
-  std::uint64_t accesses = 0;
   double need_bytes_per_s = 0.0;
   std::vector<std::uint32_t> parked;      // streams waiting for its admission
   std::vector<BlockIndex> kv_pages;       // pages it allocated (freed at its end)
@@ -168,6 +167,12 @@ class EventEngine {
   void issue(std::uint32_t s);
   bool admitted_to_issue(std::uint32_t s, const Pending& head);
   void admit(std::uint32_t r);
+  // Reservation admission: request r's bandwidth fits beside those admitted
+  // (or nothing is admitted: a request needing more than the link runs alone).
+  bool fits(std::uint32_t r) const {
+    return admitted_active_ == 0 ||
+           reserved_bytes_per_s_ + requests_[r].need_bytes_per_s <= grant_bytes_per_s_ * (1.0 + 1e-12);
+  }
   void access(std::uint32_t s, const Pending& p);
   void miss(std::uint32_t s, const PolicyAccess& a, Nanoseconds pre, std::uint32_t w, Nanoseconds think,
             const AccessTag& tag);
@@ -642,9 +647,7 @@ bool EventEngine::admitted_to_issue(std::uint32_t s, const Pending& head) {
   }
   if (!config_.reservation.enabled || q.status == RequestState::admitted) return true;
   if (q.status == RequestState::fresh) {
-    const bool fits = admitted_active_ == 0 ||
-                      reserved_bytes_per_s_ + q.need_bytes_per_s <= grant_bytes_per_s_ * (1.0 + 1e-12);
-    if (admission_queue_.empty() && fits) {
+    if (admission_queue_.empty() && fits(r)) {
       admit(r);
       return true;
     }
@@ -683,7 +686,6 @@ void EventEngine::access(std::uint32_t s, const Pending& p) {
   AccessCounters& c = window(w).counters;
   ++c.accesses;
   c.bytes_accessed += r.bytes;
-  if (p.tag.request != kNone) ++requests_[p.tag.request].accesses;
 
   Nanoseconds pre = 0;
   if (tlb_.enabled()) {
@@ -734,8 +736,8 @@ void EventEngine::access(std::uint32_t s, const Pending& p) {
     } else {
       miss(s, a, pre, w, think, p.tag);
     }
+    flags_[b] |= kEverHeld;  // hits and delayed hits were charged (or pinned) already: set there
   }
-  flags_[b] |= kEverHeld;
   if (prefetching_) notify_prefetchers(s, p, a, outcome);
 }
 
@@ -1064,9 +1066,7 @@ void EventEngine::end_request(std::uint32_t r) {
     if (--admitted_active_ == 0) reserved_bytes_per_s_ = 0.0;
     while (!admission_queue_.empty()) {
       const std::uint32_t next = admission_queue_.front();
-      const bool fits = admitted_active_ == 0 ||
-                        reserved_bytes_per_s_ + requests_[next].need_bytes_per_s <= grant_bytes_per_s_ * (1.0 + 1e-12);
-      if (!fits) break;
+      if (!fits(next)) break;
       admission_queue_.pop_front();
       admit(next);
     }
@@ -1115,7 +1115,7 @@ EngineResult EventEngine::run(EngineDetail* detail) {
     rm.admitted_ns = q.admitted_ns;
     rm.end_ns = q.end_ns;
     rm.input_tokens = scan_.requests[r].input_tokens();
-    rm.accesses = q.accesses;
+    rm.accesses = scan_.requests[r].records;  // every record of the request was issued by now
     rm.output_tokens = (q.has_prefill ? 1 : 0) + q.decode_tokens;
     rm.first_token_ns = q.has_prefill ? q.prefill_done_ns : q.decode_tokens ? q.min_token_done_ns : q.end_ns;
     rm.last_token_ns = q.decode_tokens ? q.max_token_done_ns : rm.first_token_ns;

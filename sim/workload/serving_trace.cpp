@@ -534,7 +534,7 @@ class ServingSource final : public ITraceSource {
         tag(push(base + page, page_bytes, AccessOp::write, i), q);
       }
       const std::uint64_t context = q.prefill ? q.a : q.b;
-      const std::uint64_t pages = (context + P - 1) / P;
+      const std::uint64_t pages = p.kv.pages_for_tokens(context);
       for (std::uint64_t page = 0; page < pages; ++page) tag(push(base + page, page_bytes, AccessOp::read, i), q);
       bytes += op.kv_bytes_per_context_token * context;
     }
