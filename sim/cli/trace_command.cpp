@@ -9,6 +9,7 @@
 
 #include "sim/cli/cli_parse.h"
 #include "sim/cli/command_registry.h"
+#include "sim/cli/registry_listing.h"
 #include "sim/core/errors.h"
 #include "sim/core/unit_parse.h"
 #include "traces/hdf5_trace.h"
@@ -190,13 +191,8 @@ int do_next_use(const std::vector<std::string>& args) {
 }
 
 int do_formats() {
-  for (const auto* e : TraceFormatRegistry::instance().entries()) {
-    std::cout << e->name << " — " << e->summary << "\n";
-    for (const auto& p : e->params) {
-      std::cout << "    " << p.name << " (" << to_string(p.type) << ", default '" << p.default_value << "'): " << p.doc
-                << "\n";
-    }
-  }
+  list_registry(std::cout, "trace formats (options: -o KEY=VALUE, or workload.import in a scenario)",
+                TraceFormatRegistry::instance());
   return 0;
 }
 

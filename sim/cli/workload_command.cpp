@@ -9,6 +9,7 @@
 
 #include "sim/cli/cli_parse.h"
 #include "sim/cli/command_registry.h"
+#include "sim/cli/registry_listing.h"
 #include "sim/core/errors.h"
 #include "sim/scenario/generated_workload.h"
 #include "sim/scenario/scenario_document.h"
@@ -104,13 +105,7 @@ int generate(const std::vector<std::string>& args) {
 }
 
 int list_generators() {
-  for (const auto* e : WorkloadRegistry::instance().entries()) {
-    std::cout << e->name << ": " << e->summary << "\n";
-    for (const auto& p : e->params) {
-      std::cout << "    " << p.name << " (" << to_string(p.type) << ", default '" << p.default_value << "'): " << p.doc
-                << "\n";
-    }
-  }
+  list_registry(std::cout, "workload generators (workload.generator)", WorkloadRegistry::instance());
   return 0;
 }
 
