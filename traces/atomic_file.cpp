@@ -84,14 +84,36 @@ extern "C" void remove_temps_and_reraise(int signal_number) {
 }  // namespace
 
 void remove_live_temp_files() noexcept {
-  for (TempSlot& slot : g_temp_slots) {
+  // Files first, then (second pass) the folders that held them: unlink(2)
+  // refuses a folder, so what it refused is a folder, removed by rmdir(2).
+  bool folder[kMaxLiveTempFiles] = {};
+  for (int i = 0; i < kMaxLiveTempFiles; ++i) {
+    TempSlot& slot = g_temp_slots[i];
     int expected = kLive;
     if (slot.state.compare_exchange_strong(expected, kRemoving, std::memory_order_acquire)) {
-      ::unlink(slot.path);
+      if (::unlink(slot.path) != 0 && (errno == EISDIR || errno == EPERM)) {
+        folder[i] = true;
+        continue;
+      }
       slot.state.store(kRemoved, std::memory_order_release);
     }
   }
+  for (int i = 0; i < kMaxLiveTempFiles; ++i) {
+    if (!folder[i]) continue;
+    ::rmdir(g_temp_slots[i].path);
+    g_temp_slots[i].state.store(kRemoved, std::memory_order_release);
+  }
 }
+
+SignalCleanupGuard::SignalCleanupGuard(const std::filesystem::path& path) noexcept {
+  try {
+    slot_ = register_temp(path.string());
+  } catch (...) {  // path.string() allocating: then not cleaned on a signal
+    slot_ = -1;
+  }
+}
+
+SignalCleanupGuard::~SignalCleanupGuard() { unregister_temp(slot_); }
 
 void remove_temp_files_on_signals() {
   for (const int signal_number : {SIGINT, SIGTERM}) {

@@ -34,13 +34,30 @@ class AtomicFile {
 };
 
 /// Removes the temp file of every live (uncommitted, undiscarded) AtomicFile
-/// of this process. Async-signal-safe (a fixed table of paths, unlink(2), no
+/// of this process, then the folders of live SignalCleanupGuards.
+/// Async-signal-safe (a fixed table of paths, unlink(2) and rmdir(2), no
 /// allocation): this is what the signal handler calls. The AtomicFiles stay
 /// registered as removed; their later commit() fails and discard() is a no-op.
 /// At most kMaxLiveTempFiles temp files are tracked (further ones are not
 /// removed on a signal, only by their destructor), each path below 4096 bytes.
 void remove_live_temp_files() noexcept;
 inline constexpr int kMaxLiveTempFiles = 64;
+
+/// Registers a temp path (a file, or a folder that holds only registered
+/// files) for removal on SIGINT/SIGTERM while the guard lives; the owner
+/// still removes it normally. Files are unlinked before folders are removed.
+/// Shares the kMaxLiveTempFiles table with AtomicFile (beyond it: not
+/// removed on a signal). Throws nothing.
+class SignalCleanupGuard {
+ public:
+  explicit SignalCleanupGuard(const std::filesystem::path& path) noexcept;
+  ~SignalCleanupGuard();
+  SignalCleanupGuard(const SignalCleanupGuard&) = delete;
+  SignalCleanupGuard& operator=(const SignalCleanupGuard&) = delete;
+
+ private:
+  int slot_ = -1;
+};
 
 /// Installs a SIGINT and SIGTERM handler that calls remove_live_temp_files()
 /// and then re-raises the signal with its default action (the process dies

@@ -128,12 +128,16 @@ TraceProvider::TraceProvider(const WorkloadSpec& workload, std::uint64_t memory_
     const EmbeddedFile* file = find_embedded_data(workload.builtin_name);
     if (!file) throw InputError("no built-in trace '" + workload.builtin_name + "'");
     temp_dir_ = make_temp_dir();
+    signal_cleanup_.push_back(std::make_unique<SignalCleanupGuard>(temp_dir_));
     path_ = temp_dir_ / workload.builtin_file;
+    signal_cleanup_.push_back(std::make_unique<SignalCleanupGuard>(path_));
     write_file(path_, file->data);
     // Its catalog, if the binary carries one (NAME.catalog.csv beside NAME.csv).
     const std::string stem = workload.builtin_file.substr(0, workload.builtin_file.find('.'));
     if (const EmbeddedFile* catalog = find_embedded_file("data/" + stem + ".catalog.csv")) {
-      write_file(temp_dir_ / (stem + ".catalog.csv"), catalog->data);
+      const std::filesystem::path catalog_path = temp_dir_ / (stem + ".catalog.csv");
+      signal_cleanup_.push_back(std::make_unique<SignalCleanupGuard>(catalog_path));
+      write_file(catalog_path, catalog->data);
     }
   }
   if (workload.format == "hdf5") return;  // streamed by every run

@@ -22,6 +22,7 @@
 #include "sim/scenario/scenario.h"
 #include "sim/workload/i_workload_generator.h"
 #include "traces/stats/footprint.h"
+#include "traces/atomic_file.h"
 #include "traces/trace_source.h"
 
 namespace flashsim {
@@ -51,6 +52,7 @@ class TraceProvider {
  private:
   WorkloadSpec workload_;
   std::filesystem::path temp_dir_;  ///< for builtin traces; removed by the destructor
+  std::vector<std::unique_ptr<SignalCleanupGuard>> signal_cleanup_;  ///< temp_dir_ and its files, removed on Ctrl-C
   std::filesystem::path path_;
   std::shared_ptr<const std::vector<AccessRecord>> records_;
   std::shared_ptr<const TraceMeta> meta_;

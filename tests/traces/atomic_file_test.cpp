@@ -99,5 +99,27 @@ TEST(AtomicFile, SigtermRemovesTempsAndKillsWithTheSameSignal) {
   EXPECT_EQ(count_temp_files(dir.path()), 0);
 }
 
+TEST(AtomicFile, SignalCleanupRemovesGuardedFoldersAfterTheirFiles) {
+  test::TempDir dir;
+  const auto folder = dir / "builtin";
+  std::filesystem::create_directories(folder);
+  {
+    // The folder registered first: it must still go, after its files.
+    SignalCleanupGuard folder_guard(folder);
+    SignalCleanupGuard a_guard(folder / "a.csv");
+    SignalCleanupGuard b_guard(folder / "b.csv");
+    std::ofstream(folder / "a.csv") << "x";
+    std::ofstream(folder / "b.csv") << "y";
+    std::ofstream(dir / "kept.txt") << "not registered";
+    remove_live_temp_files();  // what the SIGINT/SIGTERM handler calls
+    EXPECT_FALSE(std::filesystem::exists(folder));
+    EXPECT_TRUE(std::filesystem::exists(dir / "kept.txt"));
+  }
+  // Guards released: a new folder of the same name is left alone.
+  std::filesystem::create_directories(folder);
+  remove_live_temp_files();
+  EXPECT_TRUE(std::filesystem::exists(folder));
+}
+
 }  // namespace
 }  // namespace flashsim
