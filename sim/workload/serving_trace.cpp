@@ -220,39 +220,32 @@ void build_plan(Plan& p) {
       e.segment = "decoder";
       meta.catalog.push_back(std::move(e));
     }
-    q.pages_per_group = p.kv.pages_for_tokens(q.kv_tokens);
-    q.kv_first = next;
-    for (std::uint32_t g = 0; g < p.kv.groups(); ++g) {
-      for (std::uint64_t i = 0; i < q.pages_per_group; ++i) {
-        BlockCatalogEntry e;
-        e.id = next++;
-        e.name = o.name_prefix + "kv.r" + std::to_string(r) +
-                 (o.kv_layout == KvLayout::per_layer ? ".l" + std::to_string(g) : std::string()) + ".p" +
-                 std::to_string(i);
-        e.bytes = page_bytes;
-        e.layer = o.kv_layout == KvLayout::per_layer ? static_cast<std::int32_t>(g) : -1;
-        e.kind = "kv_page";
-        e.segment = "decoder";
-        meta.catalog.push_back(std::move(e));
-      }
-    }
-    if (p.t5 && cross_page_bytes > 0) {
-      q.cross_pages_per_group = p.cross.pages_for_tokens(q.encoder_tokens);
-      q.cross_first = next;
-      for (std::uint32_t g = 0; g < p.cross.groups(); ++g) {
-        for (std::uint64_t i = 0; i < q.cross_pages_per_group; ++i) {
+    // A request's KV (or T5 cross-attention KV) pages: `pages` per group
+    // (layer, or one group for the whole model), numbered from `next`.
+    const auto add_pages = [&](const std::string& label, const KvGeometry& geometry, std::uint64_t pages,
+                               ByteCount bytes, const char* segment) {
+      for (std::uint32_t g = 0; g < geometry.groups(); ++g) {
+        for (std::uint64_t i = 0; i < pages; ++i) {
           BlockCatalogEntry e;
           e.id = next++;
-          e.name = o.name_prefix + "cross_kv.r" + std::to_string(r) +
+          e.name = o.name_prefix + label + ".r" + std::to_string(r) +
                    (o.kv_layout == KvLayout::per_layer ? ".l" + std::to_string(g) : std::string()) + ".p" +
                    std::to_string(i);
-          e.bytes = cross_page_bytes;
+          e.bytes = bytes;
           e.layer = o.kv_layout == KvLayout::per_layer ? static_cast<std::int32_t>(g) : -1;
           e.kind = "kv_page";
-          e.segment = "cross_attention";
+          e.segment = segment;
           meta.catalog.push_back(std::move(e));
         }
       }
+    };
+    q.pages_per_group = p.kv.pages_for_tokens(q.kv_tokens);
+    q.kv_first = next;
+    add_pages("kv", p.kv, q.pages_per_group, page_bytes, "decoder");
+    if (p.t5 && cross_page_bytes > 0) {
+      q.cross_pages_per_group = p.cross.pages_for_tokens(q.encoder_tokens);
+      q.cross_first = next;
+      add_pages("cross_kv", p.cross, q.cross_pages_per_group, cross_page_bytes, "cross_attention");
     }
     p.requests.push_back(q);
   }
