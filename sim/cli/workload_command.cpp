@@ -2,6 +2,7 @@
 // flashsim workload generators
 // Generated workloads (sim/workload/, docs/workloads.md) saved as canonical
 // HDF5 traces, so that they can be replayed, inspected and shared.
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <string>
@@ -89,7 +90,13 @@ int generate(const std::vector<std::string>& args) {
         ComputeSpec::from(ParamValues::resolve("--compute", ComputeSpec::param_specs(), compute_user));
     const WorkloadContext context = scenario_workload_context(std::filesystem::current_path(),
                                                               seed >= 0 ? static_cast<std::uint64_t>(seed) : 1, compute);
-    std::map<std::string, std::string> user = {{"model", input}};
+    // Generators without a model (synthetic) take INPUT "-".
+    const auto& specs = WorkloadRegistry::instance().find(generator).params;
+    const bool takes_model = std::any_of(specs.begin(), specs.end(), [](const ParamSpec& p) { return p.name == "model"; });
+    if (!takes_model && input != "-")
+      throw InputError("generator '" + generator + "' takes no model: give - as INPUT and its parameters with --param");
+    std::map<std::string, std::string> user;
+    if (takes_model) user["model"] = input;
     for (const auto& p : params) {
       auto [k, v] = split_pair(p, "--param");
       user[k] = v;
