@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "hw/cuda_check.h"
+#include "hw/device_identity.h"
 #include "hw/replay/replay_suite.h"
 #include "sim/cli/cli_parse.h"
 #include "sim/cli/command_registry.h"
@@ -53,7 +54,9 @@ int replay_command(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--copy-streams", copy_streams, "copy streams for misses and prefetches")->capture_default_str();
   app.add_option("--run-ahead", run_ahead, "accesses the host may issue ahead of the GPU")->capture_default_str();
-  app.add_option("--prefetcher", prefetcher, "prefetcher (flashsim policies --all lists them)");
+  app.add_option("--prefetcher", prefetcher,
+                 "prefetcher replacing the scenario's prefetch lists (flashsim policies --all lists them); default:"
+                 " the scenario's own, as `flashsim run` uses them");
   app.add_option("--prefetcher-param", prefetcher_params, "KEY=VALUE parameter of the prefetcher (repeatable)")
       ->allow_extra_args(false);
   app.add_flag("--replay-gaps", o.replay_gaps, "hold each access until its recorded time offset (host gaps as recorded)");
@@ -83,6 +86,7 @@ int replay_command(int argc, char** argv) {
   o.prefetcher.impl = prefetcher;
   o.prefetcher.params = parse_params(prefetcher_params, "--prefetcher-param");
   if (!hw::cuda_device_present()) throw Error("no CUDA device visible: replay needs a GPU");
+  hw::print_device_identity(std::cout, hw::read_device_identity(o.device));
 
   std::vector<Override> overrides;
   for (const auto& s : sets) overrides.push_back(parse_override(s));

@@ -1,9 +1,8 @@
 // NVML sampling during replays: device memory used, PCIe rx/tx, SM and
 // memory clocks and power, every `period` (100 ms by default), on a thread
 // of its own. libnvidia-ml.so.1 (the driver's) is loaded at run time
-// (dlopen): the development machine has neither nvml.h nor the library, and
-// a missing NVML must not stop a replay -- the sampler then reports
-// available() == false and records nothing.
+// (nvml_library.h): a missing NVML must not stop a replay -- the sampler
+// then reports available() == false and records nothing.
 //
 // NVML calls used (NVML API reference, r580): nvmlInit_v2,
 // nvmlDeviceGetHandleByIndex_v2, nvmlDeviceGetMemoryInfo,
@@ -17,6 +16,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "hw/nvml/nvml_library.h"
 
 namespace flashsim::hw {
 
@@ -33,10 +34,10 @@ struct NvmlSample {
 
 class NvmlSampler {
  public:
-  /// Loads NVML and opens device `ordinal`; never throws (available() says
+  /// Loads NVML and opens CUDA device `ordinal`; never throws (available() says
   /// whether it worked, error() why not).
   explicit NvmlSampler(int ordinal = 0, std::chrono::milliseconds period = std::chrono::milliseconds(100));
-  ~NvmlSampler();  ///< stops the thread, shuts NVML down
+  ~NvmlSampler();  ///< stops the thread (NVML is shut down by library_)
   NvmlSampler(const NvmlSampler&) = delete;
   NvmlSampler& operator=(const NvmlSampler&) = delete;
 
@@ -53,8 +54,8 @@ class NvmlSampler {
  private:
   void loop();
 
-  void* library_ = nullptr;
-  void* device_ = nullptr;
+  nvml::Library library_;
+  nvml::Device device_ = nullptr;
   std::string error_;
   std::chrono::milliseconds period_;
   std::chrono::steady_clock::time_point origin_;
@@ -62,8 +63,6 @@ class NvmlSampler {
   std::thread thread_;
   std::mutex mutex_;
   std::vector<NvmlSample> samples_;
-  struct Api;
-  Api* api_ = nullptr;
 };
 
 }  // namespace flashsim::hw

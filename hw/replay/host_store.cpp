@@ -12,13 +12,6 @@
 
 namespace flashsim::hw {
 
-std::uint64_t pattern_word(BlockId id, std::uint64_t word) {
-  std::uint64_t z = id * 0x9e3779b97f4a7c15ull + word + 0x632be59bd9b4e019ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 HostStore::HostStore(const std::vector<BlockId>& ids, const std::vector<ByteCount>& bytes, HostMemory memory)
     : bytes_(bytes), memory_(memory) {
   offsets_.resize(bytes.size());

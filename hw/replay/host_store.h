@@ -7,16 +7,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "hw/replay/block_pattern.h"
 #include "sim/core/units.h"
 
 namespace flashsim::hw {
 
 enum class HostMemory { pinned, pageable };
-
-/// Word `word` (0-based, 8 bytes each) of block `id`'s pattern: splitmix64
-/// of a mix of both (Steele, Lea & Flood, "Fast splittable pseudorandom
-/// number generators", OOPSLA 2014), so distinct blocks differ in every word.
-std::uint64_t pattern_word(BlockId id, std::uint64_t word);
 
 class HostStore {
  public:
@@ -29,6 +25,8 @@ class HostStore {
   HostStore& operator=(const HostStore&) = delete;
 
   const unsigned char* block(std::size_t index) const { return base_ + offsets_[index]; }
+  /// The block's bytes as the destination of a write-back (D2H of a dirty block).
+  unsigned char* writable_block(std::size_t index) { return base_ + offsets_[index]; }
   ByteCount block_bytes(std::size_t index) const { return bytes_[index]; }
   ByteCount block_offset(std::size_t index) const { return offsets_[index]; }
   const unsigned char* data() const { return base_; }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "hw/cuda_check.h"
+#include "hw/replay/pattern_write.h"
 #include "sim/cache/fast_tier.h"
 #include "sim/cache/pinning.h"
 #include "sim/core/errors.h"
@@ -23,12 +24,15 @@ std::int64_t host_ns(Clock::time_point t, Clock::time_point origin) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(t - origin).count();
 }
 
-/// Space freed by an eviction whose last reader (access `last_access`) may
-/// still be running: a copy into an overlapping range must wait for it.
+/// Space freed by an eviction whose last reader (access last_reader - 1;
+/// 0 = none) may still be running, or whose write-back (D2H of a dirty
+/// block) may still be reading it: a copy or write into an overlapping
+/// range must wait for both.
 struct Fence {
   ByteCount offset = 0;
   ByteCount bytes = 0;
-  std::uint64_t last_access = 0;
+  std::uint64_t last_reader = 0;
+  cudaEvent_t write_back = nullptr;  ///< end of the write-back; null when none (or known done)
 };
 
 /// A copy in flight (demand or prefetch), with its timing events.
@@ -37,9 +41,23 @@ struct Copy {
   cudaEvent_t end = nullptr;
   BlockIndex block = 0;
   ByteCount bytes = 0;
+  Nanoseconds decided_ns = 0;        ///< decision clock of the fetch decision
+  std::uint64_t access_index = 0;    ///< the access whose decision issued it
   bool prefetch = false;
   bool arrived = false;  ///< the tier was told (on_arrival)
 };
+
+// Per-block flags (the engine's, sim/engine/engine.cpp).
+constexpr std::uint8_t kPrefetched = 1;  // brought in by a prefetch, not yet accessed
+constexpr std::uint8_t kDirty = 2;       // written while in the fast tier: written back when it leaves
+constexpr std::uint8_t kEverHeld = 4;    // has held space in the fast tier, or been accessed
+constexpr std::uint8_t kHeld = 8;        // a KV page held in use for its running request (kv_resident)
+
+constexpr std::uint32_t kNoRequestIndex = 0xFFFFFFFFu;
+
+// Per-access write kind (ReplayRun counters).
+constexpr std::uint8_t kWriteAllocated = 1;    // KV append to a never-held page, allocated in place
+constexpr std::uint8_t kWrittenThrough = 2;    // the same, not admitted: written through to the backing tier
 
 /// RAII owner of the CUDA resources of one replay (freed on every path).
 struct DeviceResources {
@@ -141,6 +159,9 @@ class Replayer final : public IFastTierView, public IPrefetchActions {
   void poll_arrivals(bool wait_all);
   void wait_fences(ByteCount offset, ByteCount bytes, cudaStream_t stream);
   void note_evictions(std::uint64_t access);
+  cudaEvent_t write_back(BlockIndex v, const SlotRange& range);
+  void request_access_done(std::size_t i);
+  void fill_oom_point(std::size_t i, const AccessRecord& r);
   cudaStream_t next_copy_stream() { return dev_.copy[copy_rr_++ % dev_.copy.size()]; }
   Copy& issue_copy(BlockIndex b, ByteCount bytes, void* dst, bool prefetch);
   Nanoseconds decision_now(const AccessRecord& r) const {
@@ -187,6 +208,21 @@ class Replayer final : public IFastTierView, public IPrefetchActions {
   Nanoseconds cuda_in_actions_ns_ = 0;  // host time of CUDA calls made inside prefetcher actions
   std::vector<ByteCount> occupancy_;               // per access, reserved bytes after the decision
   HashMap<std::uint64_t, std::uint64_t> checksum_memo_;
+
+  // Writes and requests, as the event engine treats them (engine.cpp).
+  std::vector<std::uint8_t> kv_page_;              // per block: catalog kind "kv_page"
+  std::vector<std::uint8_t> flags_;                // per block: kPrefetched | kDirty | kEverHeld | kHeld
+  std::vector<ByteCount> held_bytes_;              // per block: bytes when it was admitted
+  std::vector<cudaEvent_t> written_back_;          // per block: end of its last write-back (a later H2D waits)
+  std::vector<std::uint8_t> write_kind_;           // per access: 0, kWriteAllocated, kWrittenThrough
+  std::vector<ByteCount> written_back_bytes_;      // per access: slot bytes of dirty blocks its decisions evicted
+  std::vector<std::uint32_t> request_of_;          // per access: dense request index or kNoRequestIndex
+  std::vector<std::uint64_t> request_remaining_;   // per request: accesses not yet done
+  std::vector<std::vector<BlockIndex>> request_kv_;  // per request: pages it write-allocated (freed at its end)
+  std::uint64_t write_backs_ = 0;
+  std::uint64_t prefetches_ = 0, prefetch_timely_ = 0, prefetch_late_ = 0, prefetch_unused_ = 0;
+  std::size_t oom_access_ = ~std::size_t{0};
+  OutOfMemoryPoint oom_;
 };
 
 void Replayer::load(ITraceSource& trace) {
@@ -223,6 +259,25 @@ void Replayer::load(ITraceSource& trace) {
       if (e.bytes > 0) add(e.id, e.bytes);
     }
   }
+  // KV pages (catalog kind "kv_page") and requests (records with a request_id).
+  kv_page_.assign(ids_.size(), 0);
+  for (const BlockCatalogEntry& e : meta_.catalog) {
+    if (e.kind != "kv_page") continue;
+    if (const BlockIndex* b = find(e.id)) kv_page_[*b] = 1;
+  }
+  HashMap<std::uint64_t, std::uint32_t> requests;
+  request_of_.reserve(records_.size());
+  for (const AccessRecord& r : records_) {
+    if (r.request_id == kNoRequest) {
+      request_of_.push_back(kNoRequestIndex);
+      continue;
+    }
+    auto [it, added] = requests.try_emplace(r.request_id, static_cast<std::uint32_t>(request_remaining_.size()));
+    if (added) request_remaining_.push_back(0);
+    ++request_remaining_[it->second];
+    request_of_.push_back(it->second);
+  }
+  request_kv_.resize(request_remaining_.size());
   // Next use in memory (offline policies); the limit may cut the trace.
   next_use_.assign(records_.size(), kNeverAccessedAgain);
   std::vector<std::uint64_t> next(ids_.size(), kNeverAccessedAgain);
@@ -307,21 +362,41 @@ void Replayer::setup_l2_mode() {
 }
 
 void Replayer::wait_fences(ByteCount offset, ByteCount bytes, cudaStream_t stream) {
-  // Fences of accesses known finished are dropped; ring events of the
-  // others have not been re-recorded yet (see the ring's size).
-  std::erase_if(fences_, [&](const Fence& f) { return f.last_access < completed_through_; });
+  // Fences whose reader is known finished and whose write-back is done are
+  // dropped; ring events of the other readers have not been re-recorded yet
+  // (see the ring's size).
+  std::erase_if(fences_, [&](Fence& f) {
+    if (f.last_reader != 0 && f.last_reader - 1 < completed_through_) f.last_reader = 0;
+    if (f.write_back != nullptr && f.last_reader == 0) {
+      const cudaError_t q = cudaEventQuery(f.write_back);
+      if (q == cudaSuccess) f.write_back = nullptr;
+      else if (q != cudaErrorNotReady) FLASHSIM_CUDA_CHECK(q);
+    }
+    return f.last_reader == 0 && f.write_back == nullptr;
+  });
   for (const Fence& f : fences_) {
     if (f.offset < offset + bytes && offset < f.offset + f.bytes) {
-      FLASHSIM_CUDA_CHECK(cudaStreamWaitEvent(stream, dev_.ring[f.last_access % ring_size_], 0));
+      if (f.last_reader != 0) FLASHSIM_CUDA_CHECK(cudaStreamWaitEvent(stream, dev_.ring[(f.last_reader - 1) % ring_size_], 0));
+      if (f.write_back != nullptr) FLASHSIM_CUDA_CHECK(cudaStreamWaitEvent(stream, f.write_back, 0));
     }
   }
 }
 
+// Blocks in evicted_ left the tier (evicted, invalidated, or their request
+// ended): a dirty one is written back, an unused prefetch counted, and
+// their space fenced until its last reader and write-back are done.
 void Replayer::note_evictions(std::uint64_t access) {
   for (BlockIndex v : evicted_) {
     const SlotRange range = slot_of_[v];
-    if (last_reader_[v] != 0) fences_.push_back(Fence{range.offset_bytes, range.reserved_bytes, last_reader_[v] - 1});
+    std::uint8_t& f = flags_[v];
+    cudaEvent_t wb = (f & kDirty) ? write_back(v, range) : nullptr;
+    if (f & kPrefetched) ++prefetch_unused_;
+    f &= static_cast<std::uint8_t>(~(kPrefetched | kDirty | kHeld));
+    if (last_reader_[v] != 0 || wb != nullptr) {
+      fences_.push_back(Fence{range.offset_bytes, range.reserved_bytes, last_reader_[v], wb});
+    }
     if (options_.verify) {
+      if (wb != nullptr) FLASHSIM_CUDA_CHECK(cudaStreamWaitEvent(dev_.compute, wb, 0));
       // Clear the victim's tag so device memory says "absent" as the tier does.
       FLASHSIM_CUDA_CHECK(cudaMemsetAsync(dev_.pool + range.offset_bytes, 0, std::min<ByteCount>(16, range.reserved_bytes),
                                           dev_.compute));
@@ -335,6 +410,69 @@ void Replayer::note_evictions(std::uint64_t access) {
   (void)access;
 }
 
+// D2H of a dirty block's slot into its host bytes (L2 mode: D2D into the
+// HBM backing buffer), after the block's last reader; counted as the
+// engine counts it (the slot's bytes, into the current access).
+cudaEvent_t Replayer::write_back(BlockIndex v, const SlotRange& range) {
+  cudaStream_t s = next_copy_stream();
+  if (last_reader_[v] != 0 && last_reader_[v] - 1 >= completed_through_) {
+    FLASHSIM_CUDA_CHECK(cudaStreamWaitEvent(s, dev_.ring[(last_reader_[v] - 1) % ring_size_], 0));
+  }
+  const ByteCount bytes = held_bytes_[v];
+  const unsigned char* src = dev_.pool + range.offset_bytes;
+  if (dev_.backing) {
+    FLASHSIM_CUDA_CHECK(cudaMemcpyAsync(dev_.backing + store_->block_offset(v), src, bytes, cudaMemcpyDeviceToDevice, s));
+  } else {
+    FLASHSIM_CUDA_CHECK(cudaMemcpyAsync(store_->writable_block(v), src, bytes, cudaMemcpyDeviceToHost, s));
+  }
+  cudaEvent_t end = dev_.take_event();
+  FLASHSIM_CUDA_CHECK(cudaEventRecord(end, s));
+  written_back_[v] = end;
+  written_back_bytes_[current_access_] += range.reserved_bytes;
+  ++write_backs_;
+  return end;
+}
+
+// Access i is done: the last access of its request frees the request's KV
+// pages (dropped, not written back: the request is over), as the engine's
+// end_request does.
+void Replayer::request_access_done(std::size_t i) {
+  const std::uint32_t q = request_of_[i];
+  if (q == kNoRequestIndex || --request_remaining_[q] != 0 || !tier_) return;
+  evicted_.clear();
+  for (BlockIndex p : request_kv_[q]) {
+    if (flags_[p] & kHeld) {
+      tier_->release(p);
+      flags_[p] &= static_cast<std::uint8_t>(~kHeld);
+    }
+    if (tier_->state(p) == BlockState::resident && !tier_->is_pinned(p)) {
+      flags_[p] &= static_cast<std::uint8_t>(~kDirty);
+      tier_->invalidate(p);
+      evicted_.push_back(p);
+    }
+  }
+  note_evictions(i);
+  evicted_.clear();
+  request_kv_[q].clear();
+  request_kv_[q].shrink_to_fit();
+}
+
+// The first KV append the tier could not admit (metrics.h, OutOfMemoryPoint);
+// its time is filled from the GPU stamps in finish().
+void Replayer::fill_oom_point(std::size_t i, const AccessRecord& r) {
+  if (oom_.reached) return;
+  oom_.reached = true;
+  oom_access_ = i;
+  oom_.request_id = r.request_id;
+  oom_.token_index = r.token_index;
+  oom_.block_id = r.block_id;
+  for (BlockIndex b = 0; b < ids_.size(); ++b) {
+    if (kv_page_[b] && tier_->state(b) != BlockState::absent) oom_.kv_bytes += tier_->slot(b).reserved_bytes;
+  }
+  oom_.reserved_bytes = tier_->reserved_bytes();
+  oom_.pinned_bytes = tier_->pinned_bytes();
+}
+
 Copy& Replayer::issue_copy(BlockIndex b, ByteCount bytes, void* dst, bool prefetch) {
   cudaStream_t s = next_copy_stream();
   Copy c;
@@ -343,6 +481,10 @@ Copy& Replayer::issue_copy(BlockIndex b, ByteCount bytes, void* dst, bool prefet
   c.block = b;
   c.bytes = bytes;
   c.prefetch = prefetch;
+  c.decided_ns = current_now_;
+  c.access_index = current_access_;
+  // The block's host bytes may still be receiving its write-back.
+  if (written_back_[b] != nullptr) FLASHSIM_CUDA_CHECK(cudaStreamWaitEvent(s, written_back_[b], 0));
   FLASHSIM_CUDA_CHECK(cudaEventRecord(c.start, s));
   if (dev_.backing) {  // L2 mode: HBM -> staging region
     FLASHSIM_CUDA_CHECK(
@@ -367,12 +509,15 @@ bool Replayer::prefetch(BlockId id) {
   a.access_index = current_access_;
   a.is_prefetch = true;
   if (tier_->begin_fetch(a, &evicted_) != FetchAdmission::admitted) return false;
-  note_evictions(current_access_);
-  const SlotRange slot = tier_->slot(b);
-  slot_of_[b] = slot;
+  flags_[b] |= kPrefetched | kEverHeld;
+  held_bytes_[b] = a.bytes;
+  ++prefetches_;
   // The CUDA calls below are the driver's, not the prefetcher's decision:
   // their host time is kept apart (see run()).
   const auto t0 = Clock::now();
+  note_evictions(current_access_);
+  const SlotRange slot = tier_->slot(b);
+  slot_of_[b] = slot;
   cudaStream_t s = dev_.copy[copy_rr_ % dev_.copy.size()];
   wait_fences(slot.offset_bytes, slot.reserved_bytes, s);
   issue_copy(b, a.bytes, dev_.pool + slot.offset_bytes, true);
@@ -406,14 +551,15 @@ void Replayer::poll_arrivals(bool wait_all) {
       if (q == cudaErrorNotReady) return;  // copies on one stream finish in order; good enough a scan
       FLASHSIM_CUDA_CHECK(q);
     }
+    // As the engine: the arrival carries the fetch's decision time on the trace clock.
     PolicyAccess a;
-    a.now_ns = current_now_;
+    a.now_ns = config_.decision_clock == DecisionClock::trace ? c.decided_ns : current_now_;
     a.block = c.block;
     a.bytes = c.bytes;
-    a.access_index = current_access_;
+    a.access_index = c.access_index;
     a.is_prefetch = true;
     tier_->on_arrival(a);
-    last_access_ns_[c.block] = current_now_;
+    last_access_ns_[c.block] = a.now_ns;
     inflight_copy_[c.block] = 0;
     c.arrived = true;
   }
@@ -493,12 +639,19 @@ ReplayRun Replayer::run() {
     for (BlockIndex b = 0; b < ids_.size(); ++b) {
       if (pins.ids.contains(ids_[b])) tier_->pin(b);
     }
+    // The scenario's prefetchers (EngineConfig::prefetchers, as the engine
+    // builds them), unless options name one to use instead.
+    PrefetcherContext pc;
+    pc.meta = &meta_;
+    pc.capacity_bytes = capacity_;
+    pc.seed = config_.seed;
     if (!options_.prefetcher.impl.empty()) {
-      PrefetcherContext pc;
-      pc.meta = &meta_;
-      pc.capacity_bytes = capacity_;
       prefetchers_.push_back(
           PrefetcherRegistry::instance().create(options_.prefetcher.impl, options_.prefetcher.params, pc));
+    } else {
+      for (const ComponentChoice& choice : config_.prefetchers) {
+        prefetchers_.push_back(PrefetcherRegistry::instance().create(choice.impl, choice.params, pc));
+      }
     }
   } else {
     allocator_ = "none";
@@ -509,6 +662,11 @@ ReplayRun Replayer::run() {
   last_access_ns_.assign(ids_.size(), kNeverNs);
   inflight_copy_.assign(ids_.size(), 0);
   copies_.reserve(records_.size() * 2);
+  flags_.assign(ids_.size(), 0);
+  held_bytes_.assign(ids_.size(), 0);
+  written_back_.assign(ids_.size(), nullptr);
+  write_kind_.assign(records_.size(), 0);
+  written_back_bytes_.assign(records_.size(), 0);
 
   setup_device();
   const std::size_t n = records_.size();
@@ -550,9 +708,10 @@ ReplayRun Replayer::run() {
     current_now_ = decision_now(r);
     if (!no_cache) poll_arrivals(false);
 
-    // 2. decide
+    // 2. decide (the event engine's rules, engine.cpp: access / write_allocate)
     AccessOutcome outcome = AccessOutcome::miss;
     bool admitted = false;
+    bool write_allocation = false;
     const auto t_decide = Clock::now();
     if (!no_cache) {
       a.now_ns = current_now_;
@@ -563,8 +722,10 @@ ReplayRun Replayer::run() {
       a.op = r.op;
       a.is_prefetch = false;
       BlockState s = tier_->state(b);
-      if ((s == BlockState::resident || s == BlockState::in_use) && tier_->block_bytes(b) != r.bytes) {
-        tier_->invalidate(b);  // size changed: as the cache-only path, a miss of the new size
+      // Size changed: the old copy is dropped (written back if dirty); a
+      // block held in use (a running request's KV page) reads as a hit.
+      if (s == BlockState::resident && tier_->block_bytes(b) != r.bytes) {
+        tier_->invalidate(b);
         evicted_.assign(1, b);
         note_evictions(i);
         s = BlockState::absent;
@@ -572,12 +733,36 @@ ReplayRun Replayer::run() {
       if (s == BlockState::resident || s == BlockState::in_use) {
         outcome = AccessOutcome::hit;
         tier_->on_access_hit(a);
+        if (r.op == AccessOp::write) flags_[b] |= kDirty;
+        if (flags_[b] & kPrefetched) {
+          ++prefetch_timely_;
+          flags_[b] &= static_cast<std::uint8_t>(~kPrefetched);
+        }
       } else if (s == BlockState::in_flight) {
         outcome = AccessOutcome::delayed_hit;
+        if (flags_[b] & kPrefetched) {
+          ++prefetch_late_;
+          flags_[b] &= static_cast<std::uint8_t>(~kPrefetched);
+        }
       } else {
+        // A KV append to a page never held: allocated in place, no transfer.
+        write_allocation = r.op == AccessOp::write && kv_page_[b] && !(flags_[b] & kEverHeld);
         const FetchAdmission adm = tier_->begin_fetch(a, &evicted_);
         admitted = adm == FetchAdmission::admitted;
         if (!admitted) ++demand_bypasses_;
+        if (admitted) held_bytes_[b] = r.bytes;
+        if (write_allocation && admitted) {
+          tier_->on_arrival(a);
+          flags_[b] |= kDirty;
+          if (request_of_[i] != kNoRequestIndex) {
+            request_kv_[request_of_[i]].push_back(b);
+            if (config_.kv_resident) {
+              tier_->acquire(b);
+              flags_[b] |= kHeld;
+            }
+          }
+        }
+        flags_[b] |= kEverHeld;
       }
     }
     const auto t_decided = Clock::now();
@@ -593,12 +778,22 @@ ReplayRun Replayer::run() {
       if (ci == 0) throw Error("replay: block " + std::to_string(ids_[b]) + " in flight without a copy");
       Copy& c = copies_[ci - 1];
       FLASHSIM_CUDA_CHECK(cudaStreamWaitEvent(dev_.compute, c.end, 0));
-      a.is_prefetch = true;
-      tier_->on_arrival(a);
-      a.is_prefetch = false;
+      PolicyAccess arrival = a;
+      arrival.now_ns = config_.decision_clock == DecisionClock::trace ? c.decided_ns : current_now_;
+      arrival.bytes = c.bytes;
+      arrival.access_index = c.access_index;
+      arrival.is_prefetch = true;
+      tier_->on_arrival(arrival);
       c.arrived = true;
       inflight_copy_[b] = 0;
       data = dev_.pool + tier_->slot(b).offset_bytes;
+    } else if (admitted && write_allocation) {  // the append writes the page in its new slot
+      note_evictions(i);
+      const SlotRange slot = tier_->slot(b);
+      slot_of_[b] = slot;
+      wait_fences(slot.offset_bytes, slot.reserved_bytes, dev_.compute);
+      FLASHSIM_CUDA_CHECK(launch_write_pattern(dev_.pool + slot.offset_bytes, ids_[b], r.bytes, dev_.compute));
+      data = dev_.pool + slot.offset_bytes;
     } else if (admitted) {
       note_evictions(i);
       const SlotRange slot = tier_->slot(b);
@@ -612,8 +807,27 @@ ReplayRun Replayer::run() {
       decision += host_ns(Clock::now(), t0);
       c.arrived = true;
       data = dev_.pool + slot.offset_bytes;
+    } else if (write_allocation) {  // not admitted: the append is written through to the backing tier
+      note_evictions(i);
+      fill_oom_point(i, r);
+      if (dev_.backing) {
+        unsigned char* dst = dev_.backing + store_->block_offset(b);
+        FLASHSIM_CUDA_CHECK(launch_write_pattern(dst, ids_[b], r.bytes, dev_.compute));
+        data = dst;
+      } else {
+        const unsigned k = staging_next_++ % 2;
+        FLASHSIM_CUDA_CHECK(launch_write_pattern(dev_.staging[k], ids_[b], r.bytes, dev_.compute));
+        FLASHSIM_CUDA_CHECK(cudaMemcpyAsync(store_->writable_block(b), dev_.staging[k], r.bytes, cudaMemcpyDeviceToHost,
+                                            dev_.compute));
+        cudaEvent_t end = dev_.take_event();
+        FLASHSIM_CUDA_CHECK(cudaEventRecord(end, dev_.compute));
+        written_back_[b] = end;
+        staging_last_[k] = i + 1;
+        data = dev_.staging[k];
+      }
     } else if (dev_.backing) {  // L2 mode bypass: read the block where it lives, in HBM
       note_evictions(i);
+      if (written_back_[b] != nullptr) FLASHSIM_CUDA_CHECK(cudaStreamWaitEvent(dev_.compute, written_back_[b], 0));
       data = dev_.backing + store_->block_offset(b);
     } else {  // bypass or no cache: a staging buffer, alternating
       if (!no_cache) note_evictions(i);  // a bypass may follow evictions
@@ -628,9 +842,37 @@ ReplayRun Replayer::run() {
       staging_last_[k] = i + 1;
       data = dev_.staging[k];
     }
-    // The block is read by this access: not evictable while prefetchers act.
-    const bool held = tier_ && (outcome != AccessOutcome::miss || admitted);
+    out.outcomes[i] = outcome;
+    write_kind_[i] = write_allocation ? (admitted ? kWriteAllocated : kWrittenThrough) : 0;
+
+    // 4. consume: the access's kernel, then its ring event (fences on this
+    // block's space from here on wait for it)
+    kernels::ConsumeArgs args;
+    args.data = data;
+    args.bytes = r.bytes;
+    args.checksum = dev_.checksums + i;
+    args.start_ns = dev_.stamps + i;
+    args.end_ns = dev_.stamps + n + i;
+    args.hold_ns = static_cast<unsigned long long>(r.compute_ns > 0 ? r.compute_ns : hold_default);
+    if (hold_until_time) args.not_before_ns = anchor_gpu_ns + lead_ns + static_cast<unsigned long long>(r.time_ns - first_time);
+    args.mode = options_.kernel;
+    args.cached_loads = options_.l2_mode;
+    args.gemv_x = dev_.gemv_x;
+    args.gemv_sink = dev_.gemv_sink;
+    FLASHSIM_CUDA_CHECK(kernels::launch_replay_consume(args, dev_.compute));
+    FLASHSIM_CUDA_CHECK(cudaEventRecord(dev_.ring[i % ring_size_], dev_.compute));
+    last_reader_[b] = i + 1;
+    if (options_.kernel == kernels::ConsumeMode::gemv) out.gemv_rows += r.bytes / (kernels::kGemvColumns * 2);
+
+    // 5. The engine's order: a hit or an in-place append completes at once
+    // (its request may end, freeing its KV pages, before prefetchers run);
+    // a demand fetch or a delayed hit completes at its arrival, after them,
+    // and its block -- in flight in the engine -- cannot be evicted meanwhile.
+    const bool done_now = outcome == AccessOutcome::hit || (write_allocation && admitted);
+    if (done_now) request_access_done(i);
+    const bool held = tier_ && !done_now && (outcome == AccessOutcome::delayed_hit || admitted);
     if (held) tier_->acquire(b);
+    last_access_ns_[b] = current_now_;
     // Prefetchers see the access after the tier classified it.
     if (!prefetchers_.empty()) {
       PrefetchAccess pa;
@@ -649,30 +891,12 @@ ReplayRun Replayer::run() {
       for (auto& p : prefetchers_) p->on_access(pa, *this, *this);
       decision += host_ns(Clock::now(), t0) - cuda_in_actions_ns_;
     }
-    out.outcomes[i] = outcome;
+    if (held) tier_->release(b);
+    if (!done_now) request_access_done(i);
     out.decision_ns.add(decision);
     out.decision_ns_total += decision;
     ++out.decisions;
-    last_access_ns_[b] = current_now_;
     occupancy_[i] = tier_ ? tier_->reserved_bytes() : 0;
-
-    kernels::ConsumeArgs args;
-    args.data = data;
-    args.bytes = r.bytes;
-    args.checksum = dev_.checksums + i;
-    args.start_ns = dev_.stamps + i;
-    args.end_ns = dev_.stamps + n + i;
-    args.hold_ns = static_cast<unsigned long long>(r.compute_ns > 0 ? r.compute_ns : hold_default);
-    if (hold_until_time) args.not_before_ns = anchor_gpu_ns + lead_ns + static_cast<unsigned long long>(r.time_ns - first_time);
-    args.mode = options_.kernel;
-    args.cached_loads = options_.l2_mode;
-    args.gemv_x = dev_.gemv_x;
-    args.gemv_sink = dev_.gemv_sink;
-    FLASHSIM_CUDA_CHECK(kernels::launch_replay_consume(args, dev_.compute));
-    FLASHSIM_CUDA_CHECK(cudaEventRecord(dev_.ring[i % ring_size_], dev_.compute));
-    last_reader_[b] = i + 1;
-    if (held) tier_->release(b);
-    if (options_.kernel == kernels::ConsumeMode::gemv) out.gemv_rows += r.bytes / (kernels::kGemvColumns * 2);
   }
   FLASHSIM_CUDA_CHECK(cudaStreamSynchronize(dev_.compute));
   for (cudaStream_t s : dev_.copy) FLASHSIM_CUDA_CHECK(cudaStreamSynchronize(s));
@@ -728,11 +952,15 @@ void Replayer::finish(ReplayRun& out) {
         if (o == AccessOutcome::delayed_hit) ++t->delayed_hits;
         else {
           ++t->misses;
-          t->bytes_fetched += r.bytes;
+          if (write_kind_[i] != 0) ++t->write_allocations;  // no transfer into the tier
+          else t->bytes_fetched += r.bytes;
+          if (write_kind_[i] == kWrittenThrough) t->bytes_written_back += r.bytes;
         }
         t->stall_ns += latency;
       }
+      t->bytes_written_back += written_back_bytes_[i];
     }
+    if (i == oom_access_) oom_.time_ns = start;
     m.windows[std::min<std::size_t>(static_cast<std::size_t>(start / w), windows - 1)].occupancy_bytes = occupancy_[i];
     m.latency.add(latency);
     if (sums[i] != host_checksum(b, r.bytes)) ++out.checksum_mismatches;
@@ -770,6 +998,13 @@ void Replayer::finish(ReplayRun& out) {
   }
   m.total.bytes_prefetched = bytes_prefetched_;
   m.total.bytes_fetched += bytes_prefetched_;
+  m.total.prefetches = prefetches_;
+  m.total.prefetch_used_timely = prefetch_timely_;
+  m.total.prefetch_used_late = prefetch_late_;
+  m.total.prefetch_unused = prefetch_unused_;
+  for (std::uint8_t f : flags_) m.total.prefetch_unused += (f & kPrefetched) ? 1 : 0;  // never accessed before the end
+  m.out_of_memory = oom_;
+  out.write_backs = write_backs_;
   // Link busy time per window, from the copies' events on the GPU timeline.
   for (const Copy& c : copies_) {
     float ms0 = 0, ms1 = 0;
@@ -790,6 +1025,7 @@ void Replayer::finish(ReplayRun& out) {
       const std::size_t k = std::min<std::size_t>(static_cast<std::size_t>(std::max<Nanoseconds>(0, gpu(ms1)) / w), windows - 1);
       m.windows[k].counters.bytes_fetched += c.bytes;
       m.windows[k].counters.bytes_prefetched += c.bytes;
+      ++m.windows[k].counters.prefetches;
     }
   }
   out.result.decision_clock = config_.decision_clock;

@@ -7,10 +7,12 @@
 //   1. throttle: the host waits until access i - run_ahead has finished on
 //      the GPU (cudaEventSynchronize), then marks prefetches whose copies
 //      have completed as arrived (FastTier::on_arrival);
-//   2. decide (host time measured: ReplayRun::decision_ns): hit ->
-//      on_access_hit; in flight -> a delayed hit; absent -> begin_fetch
-//      (the policy picks victims); then each prefetcher's on_access with
-//      this driver as IFastTierView / IPrefetchActions;
+//   2. decide (host time measured: ReplayRun::decision_ns), by the event
+//      engine's rules (sim/engine/engine.cpp): hit -> on_access_hit (a
+//      write marks the block dirty); in flight -> a delayed hit; absent ->
+//      begin_fetch (the policy picks victims), except that a write to a KV
+//      page (catalog kind "kv_page") never held before is a write
+//      allocation: the slot is taken and written in place, no H2D copy;
 //   3. issue: a miss is a cudaMemcpyAsync from the host store into the
 //      block's slot of the device pool (slot offset = the allocator's) on a
 //      copy stream, after any fence on reused space (the last consumer of an
@@ -20,6 +22,22 @@
 //      bf16 GEMV), stamps start/end with %globaltimer, checksums the data
 //      and holds the SM until the access's compute_ns (the trace's, or the
 //      scenario's gap when the trace has none) has passed on the GPU clock.
+//      A write allocation launches a kernel writing the block's pattern
+//      (pattern_write.h) into its slot instead of the copy, so checksums
+//      and write-backs carry the host store's bytes; one the tier cannot
+//      admit is written into a staging buffer and through to the host (D2H);
+//   4. then each prefetcher's on_access, with this driver as IFastTierView /
+//      IPrefetchActions. As in the engine, a hit or write allocation
+//      completes before the prefetchers run and a demand fetch or delayed
+//      hit after them (its block, in flight in the engine, cannot be
+//      evicted by them); the last access of a request frees the request's
+//      KV pages (dropped, not written back), and with kv_resident the pages
+//      are held in use until then.
+//   A dirty block leaving the tier (evicted, or invalidated by a size
+//   change) is written back: a D2H cudaMemcpyAsync of its slot into the
+//   host store after its last consumer, which any reuse of the slot and
+//   any later copy of the block wait for (counted in bytes_written_back as
+//   the engine counts it: the slot's bytes).
 //   A demand-fetched block is marked arrived right after its consumer is
 //   enqueued: in closed-loop issue the next access starts after this one
 //   completed, and stream order guarantees the copy finished by then.
@@ -32,6 +50,15 @@
 //   stall = that latency for misses and delayed hits, 0 for hits (a hit's
 //   gap is launch overhead, not waiting for data); simulated_ns = the span
 //   of the run. link_busy_ns per window from the copies' CUDA events.
+//
+// Equality with the engine: for demand-only policies on a trace the engine
+// issues in trace order (one stream, closed loop, or open loop with no
+// overlapping fetches) and the same allocator, the per-access hit/miss
+// sequence and the counters hits, misses, bytes_fetched, evictions,
+// write_allocations and bytes_written_back are the engine's. With
+// prefetchers, when a prefetch arrives is the hardware's answer: hit vs
+// delayed hit, and the decisions that depend on which blocks are still in
+// flight, may differ.
 //
 // Limits: accesses of all streams are replayed in trace order on one
 // compute stream (the trace's stream_id is kept in the access log only);
@@ -80,7 +107,10 @@ struct ReplayOptions {
   /// L2 mode only: set the persisting limit and the window (false: the same
   /// staging region without them, the baseline the window is measured against).
   bool l2_window = true;
-  ComponentChoice prefetcher;       ///< PrefetcherRegistry name (impl empty = none)
+  /// PrefetcherRegistry name replacing the configuration's prefetchers;
+  /// impl empty = EngineConfig::prefetchers, all of them in order, built
+  /// with the engine's PrefetcherContext (meta, capacity, seed).
+  ComponentChoice prefetcher;
   std::filesystem::path access_log; ///< the replay's own trace (.h5/.csv); empty = none
   bool nvml = true;                 ///< sample NVML every 100 ms
   int device = 0;
@@ -98,6 +128,7 @@ struct ReplayRun {
   std::uint64_t checksum_mismatches = 0;  ///< consume checksums that differ from the host block's
   std::uint64_t resident_checked = 0;     ///< resident slots checksummed after the run
   std::uint64_t resident_mismatches = 0;
+  std::uint64_t write_backs = 0;          ///< D2H copies of dirty blocks leaving the tier
   // --- policy cost (host) ---
   std::uint64_t decisions = 0;            ///< accesses + prefetch arrivals decided
   /// Host time inside FastTier/policy/prefetcher calls, less the CUDA calls

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "hw/device_identity.h"
 #include "sim/core/errors.h"
 #include "sim/results/results_table.h"
 #include "sim/results/results_writer.h"
@@ -76,6 +77,22 @@ const char* run_name(std::size_t k) {
   return run_name_buffer;
 }
 
+nlohmann::ordered_json device_json(const DeviceIdentity& d) {
+  nlohmann::ordered_json j;
+  j["name"] = d.name;
+  j["uuid"] = d.uuid;
+  j["driver_version"] = d.driver_version;
+  j["cuda_driver_version"] = d.cuda_driver_version;
+  j["pci_bus_id"] = d.pci_bus_id;
+  j["sm_clock_mhz"] = d.sm_clock_mhz;
+  j["memory_clock_mhz"] = d.memory_clock_mhz;
+  j["sm_clock_max_mhz"] = d.sm_clock_max_mhz;
+  j["memory_clock_max_mhz"] = d.memory_clock_max_mhz;
+  j["sm_clock_application_mhz"] = d.sm_clock_application_mhz;
+  j["source"] = d.source;
+  return j;
+}
+
 nlohmann::ordered_json run_json(const ReplayRun& r) {
   nlohmann::ordered_json j;
   j["allocator"] = r.allocator;
@@ -93,6 +110,7 @@ nlohmann::ordered_json run_json(const ReplayRun& r) {
   j["checksum_mismatches"] = r.checksum_mismatches;
   j["resident_checked"] = r.resident_checked;
   j["resident_mismatches"] = r.resident_mismatches;
+  j["write_backs"] = r.write_backs;
   j["tokens"] = r.token_start_ns.size();
   j["decode_token_ns"] = r.decode_token_ns;
   j["recorded_decode_token_ns"] = r.recorded_decode_token_ns;
@@ -116,8 +134,21 @@ void write_replay_group(const std::filesystem::path& h5, const ReplaySuite& suit
   attr_num(g.id, "copy_streams", o.copy_streams);
   attr_num(g.id, "run_ahead", o.run_ahead);
   attr_num(g.id, "replay_gaps", o.replay_gaps ? 1 : 0);
-  attr_str(g.id, "prefetcher", o.prefetcher.impl.empty() ? "none" : o.prefetcher.impl + " " + params_text(o.prefetcher.params));
+  attr_str(g.id, "prefetcher",
+           o.prefetcher.impl.empty() ? "scenario" : o.prefetcher.impl + " " + params_text(o.prefetcher.params));
   attr_num(g.id, "device", o.device);
+  const DeviceIdentity& d = suite.device;
+  attr_str(g.id, "device_name", d.name);
+  attr_str(g.id, "device_uuid", d.uuid);
+  attr_str(g.id, "driver_version", d.driver_version);
+  attr_num(g.id, "cuda_driver_version", d.cuda_driver_version);
+  attr_str(g.id, "pci_bus_id", d.pci_bus_id);
+  attr_num(g.id, "sm_clock_mhz", d.sm_clock_mhz);
+  attr_num(g.id, "memory_clock_mhz", d.memory_clock_mhz);
+  attr_num(g.id, "sm_clock_max_mhz", d.sm_clock_max_mhz);
+  attr_num(g.id, "memory_clock_max_mhz", d.memory_clock_max_mhz);
+  attr_num(g.id, "sm_clock_application_mhz", d.sm_clock_application_mhz);
+  attr_str(g.id, "identity_source", d.source);
   for (std::size_t k = 0; k < suite.runs.size(); ++k) {
     const ReplayRun& r = suite.runs[k];
     H5 rg(H5Gcreate2(g.id, run_name(k), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, "/replay/run");
@@ -146,6 +177,7 @@ ReplaySuite replay_scenario(const ScenarioDocument& document, const ReplayOption
                             const std::filesystem::path& log_dir, std::ostream* progress) {
   ReplaySuite suite;
   suite.options = options;
+  suite.device = read_device_identity(options.device);
   RunnerOptions ro;
   ro.jobs = 1;  // one GPU: runs one after another, in run order
   ro.progress = progress;
@@ -175,6 +207,7 @@ void write_replay_results(const std::filesystem::path& dir, const ReplaySuite& s
   nlohmann::ordered_json summary = nlohmann::ordered_json::parse(summary_json_text(suite.results));
   nlohmann::ordered_json runs = nlohmann::ordered_json::array();
   for (const ReplayRun& r : suite.runs) runs.push_back(run_json(r));
+  summary["device"] = device_json(suite.device);
   summary["replay"] = runs;
   AtomicFile json(dir / "summary.json");
   {
@@ -184,6 +217,14 @@ void write_replay_results(const std::filesystem::path& dir, const ReplaySuite& s
   }
   h5.commit();
   json.commit();
+}
+
+void print_device_identity(std::ostream& out, const DeviceIdentity& d) {
+  out << "device: " << d.name << "  " << d.uuid << "  pci " << d.pci_bus_id << "\n"
+      << "        driver " << (d.driver_version.empty() ? "?" : d.driver_version) << ", CUDA driver "
+      << d.cuda_driver_version / 1000 << "." << (d.cuda_driver_version % 1000) / 10 << ", SM clock " << d.sm_clock_mhz
+      << " MHz (max " << d.sm_clock_max_mhz << ", application " << d.sm_clock_application_mhz << "), memory clock "
+      << d.memory_clock_mhz << " MHz (max " << d.memory_clock_max_mhz << ")  [" << d.source << "]\n";
 }
 
 void print_replay_table(std::ostream& out, const ReplaySuite& suite) {

@@ -2,6 +2,9 @@
 # binary carries (sim/scenario/embedded_files.h): default.yaml,
 # hardware/*.yaml, data/* and models/*.json. Run as a script:
 #   cmake -DROOT=<repo>/scenarios -DOUT=<file.cpp> -P embed_files.cmake
+# Optional: -DEXTRA_ROOT=<repo> -DEXTRA_FILES=a/b.py,c/d.py embeds further
+# files under those repository-relative paths (tools/plot_validation.py,
+# which `flashsim report` runs).
 # The output is rewritten only when its content changes.
 if(NOT ROOT OR NOT OUT)
   message(FATAL_ERROR "embed_files.cmake: ROOT and OUT are required")
@@ -9,16 +12,32 @@ endif()
 
 file(GLOB files RELATIVE ${ROOT}
   ${ROOT}/default.yaml ${ROOT}/hardware/*.yaml ${ROOT}/data/* ${ROOT}/models/*.json)
+if(EXTRA_ROOT AND EXTRA_FILES)
+  string(REPLACE "," ";" extra_files "${EXTRA_FILES}")
+  foreach(rel IN LISTS extra_files)
+    if(NOT EXISTS ${EXTRA_ROOT}/${rel})
+      message(FATAL_ERROR "embed_files.cmake: ${EXTRA_ROOT}/${rel} does not exist")
+    endif()
+  endforeach()
+  list(APPEND files ${extra_files})
+endif()
 list(SORT files)
 
 set(body "")
 set(table "")
 set(index 0)
 foreach(rel IN LISTS files)
-  if(IS_DIRECTORY ${ROOT}/${rel})
+  set(source ${ROOT}/${rel})
+  if(EXTRA_ROOT AND EXTRA_FILES)
+    list(FIND extra_files "${rel}" extra_index)  # not IN_LIST: script mode runs with old policies
+    if(NOT extra_index EQUAL -1)
+      set(source ${EXTRA_ROOT}/${rel})
+    endif()
+  endif()
+  if(IS_DIRECTORY ${source})
     continue()
   endif()
-  file(READ ${ROOT}/${rel} hex HEX)
+  file(READ ${source} hex HEX)
   string(LENGTH "${hex}" hex_length)
   math(EXPR size "${hex_length} / 2")
   if(size EQUAL 0)

@@ -1,0 +1,181 @@
+#include "sim/report/plot_runner.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <system_error>
+
+#include "sim/core/errors.h"
+#include "sim/scenario/embedded_files.h"
+
+extern char** environ;
+
+namespace flashsim::report {
+
+namespace {
+
+constexpr const char* kScriptPath = "tools/plot_validation.py";
+constexpr int kExitBadInput = 2;
+constexpr int kExitNoMatplotlib = 3;
+
+// A fresh folder under the system temp dir, removed with everything in it.
+class TempFolder {
+ public:
+  TempFolder() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "flashsim-report-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) {
+      throw Error("cannot create a temp folder '" + pattern + "': " + std::strerror(errno));
+    }
+    path_ = pattern;
+  }
+  ~TempFolder() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  TempFolder(const TempFolder&) = delete;
+  TempFolder& operator=(const TempFolder&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot read '" + path.string() + "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_text(const std::filesystem::path& path, std::string_view text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) throw Error("cannot write '" + path.string() + "'");
+}
+
+// Trailing lines of a process's stderr, for an error message.
+std::string tail(const std::string& text, std::size_t max_chars = 2000) {
+  std::string t = text;
+  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
+  return t.size() <= max_chars ? t : "..." + t.substr(t.size() - max_chars);
+}
+
+struct ProcessResult {
+  bool started = false;
+  int start_errno = 0;
+  int exit_code = -1;  ///< -1: killed by a signal
+};
+
+// argv[0] is looked up on PATH when it has no '/'. stdout and stderr go to files.
+ProcessResult run_process(const std::vector<std::string>& args, const std::filesystem::path& out,
+                          const std::filesystem::path& err) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = args[0].find('/') == std::string::npos
+                     ? posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ)
+                     : posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ProcessResult result;
+  if (rc != 0) {
+    result.start_errno = rc;
+    return result;
+  }
+  result.started = true;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) throw Error(std::string("waitpid: ") + std::strerror(errno));
+  }
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+// The <svg> element of a matplotlib SVG file: HTML5 takes no XML prolog or DOCTYPE.
+std::string svg_element(const std::string& text, const std::filesystem::path& file) {
+  const std::size_t start = text.find("<svg");
+  if (start == std::string::npos) throw Error("'" + file.string() + "' holds no <svg> element");
+  return text.substr(start);
+}
+
+}  // namespace
+
+std::string resolve_python(const std::string& python) {
+  if (!python.empty()) return python;
+  if (access("/usr/bin/python3", X_OK) == 0) return "/usr/bin/python3";
+  return "python3";
+}
+
+PlotOutcome plot_validation(const std::filesystem::path& validation_json, const PlotOptions& options) {
+  const EmbeddedFile* script = find_embedded_file(kScriptPath);
+  if (script == nullptr) throw Error(std::string("this flashsim binary was built without ") + kScriptPath);
+  const TempFolder temp;
+  const std::filesystem::path script_file = temp.path() / "plot_validation.py";
+  const std::filesystem::path plots = temp.path() / "plots";
+  write_text(script_file, script->data);
+
+  const std::string python = resolve_python(options.python);
+  const std::filesystem::path absolute = std::filesystem::absolute(validation_json);
+  const ProcessResult p = run_process({python, "-s", script_file.string(), absolute.string(), "--out", plots.string(),
+                                       "--id-salt", options.id_salt},
+                                      temp.path() / "stdout.txt", temp.path() / "stderr.txt");
+  PlotOutcome outcome;
+  if (!p.started || p.exit_code == 127) {  // 127: the shell-style "not found" of a wrapper
+    outcome.skipped_reason = "cannot run '" + python + "'" +
+                             (p.started ? "" : std::string(": ") + std::strerror(p.start_errno));
+    return outcome;
+  }
+  const std::string err = read_text(temp.path() / "stderr.txt");
+  if (p.exit_code == kExitNoMatplotlib) {
+    outcome.skipped_reason = "'" + python + "' " + tail(err, 400);
+    const std::string prefix = "plot_validation.py: ";
+    if (const std::size_t at = outcome.skipped_reason.find(prefix); at != std::string::npos) {
+      outcome.skipped_reason.erase(at, prefix.size());
+    }
+    return outcome;
+  }
+  if (p.exit_code == kExitBadInput) {
+    throw InputError("'" + validation_json.string() + "': the plot script refused it: " + tail(err));
+  }
+  if (p.exit_code != 0) {
+    throw Error("the plot script (" + std::string(kScriptPath) + ", run by '" + python + "') failed on '" +
+                validation_json.string() + "' (" +
+                (p.exit_code < 0 ? std::string("killed by a signal") : "exit status " + std::to_string(p.exit_code)) +
+                "): " + tail(err));
+  }
+  const std::filesystem::path manifest = plots / "plots.json";
+  nlohmann::json figures;
+  try {
+    figures = nlohmann::json::parse(read_text(manifest)).at("figures");
+  } catch (const nlohmann::json::exception& e) {
+    throw Error("'" + manifest.string() + "' (written by the plot script): " + e.what());
+  }
+  outcome.ran = true;
+  for (const auto& f : figures) {
+    PlotFigure figure;
+    figure.name = f.value("name", "");
+    figure.title = f.value("title", figure.name);
+    figure.caption = f.value("caption", "");
+    const std::filesystem::path svg = plots / (figure.name + ".svg");
+    figure.svg = svg_element(read_text(svg), svg);
+    outcome.figures.push_back(std::move(figure));
+  }
+  return outcome;
+}
+
+}  // namespace flashsim::report

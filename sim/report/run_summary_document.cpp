@@ -1,0 +1,46 @@
+#include "sim/report/run_summary_document.h"
+
+#include "sim/report/json_fields.h"
+
+namespace flashsim::report {
+
+bool is_run_summary(const JsonFields& json) {
+  return json.root().contains("results_schema_version") && json.root().contains("runs");
+}
+
+RunSummaryDocument read_run_summary_document(const JsonFields& j) {
+  const Json& root = j.root();
+  RunSummaryDocument doc;
+  doc.file = j.file();
+  doc.scenario = j.opt_string(root, "scenario", "");
+  doc.tool_version = j.opt_string(root, "tool_version", "");
+  doc.engine = j.opt_string(root, "engine", "");
+  if (const Json* host = j.opt_object(root, "host", "")) doc.date_utc = j.opt_string(*host, "date_utc", "host.");
+  const Json& runs = j.need_array(root, "runs", "");
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const Json& r = runs[i];
+    const std::string w = "runs[" + std::to_string(i) + "].";
+    RunSummaryRow row;
+    row.policy_label = j.need_string(r, "policy_label", w);
+    row.point_label = j.opt_string(r, "point_label", w);
+    row.capacity = j.opt_string(r, "capacity", w);
+    row.capacity_bytes = j.need_number(r, "capacity_bytes", w);
+    row.footprint_bytes = j.opt_number(r, "footprint_bytes", w).value_or(0);
+    row.accesses = j.need_number(r, "accesses", w);
+    row.hits = j.opt_number(r, "hits", w).value_or(0);
+    row.misses = j.opt_number(r, "misses", w).value_or(0);
+    row.hit_ratio_by_access = j.need_number(r, "hit_ratio_by_access", w);
+    row.hit_ratio_by_byte = j.opt_number(r, "hit_ratio_by_byte", w).value_or(0);
+    row.bytes_fetched = j.opt_number(r, "bytes_fetched", w).value_or(0);
+    row.stall_ns = j.opt_number(r, "stall_ns", w).value_or(0);
+    row.simulated_ns = j.opt_number(r, "simulated_ns", w).value_or(0);
+    if (const Json* lat = j.opt_object(r, "latency_ns", w)) {
+      row.latency_p50_ns = j.opt_number(*lat, "p50", w + "latency_ns.");
+      row.latency_p99_ns = j.opt_number(*lat, "p99", w + "latency_ns.");
+    }
+    doc.runs.push_back(std::move(row));
+  }
+  return doc;
+}
+
+}  // namespace flashsim::report

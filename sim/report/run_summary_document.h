@@ -1,0 +1,35 @@
+// The summary.json of a `flashsim run` results folder (sim/results/
+// results_writer.h), read for `flashsim report`: one table row per run.
+#pragma once
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace flashsim::report {
+
+class JsonFields;
+
+struct RunSummaryRow {
+  std::string policy_label, point_label, capacity;  ///< capacity as written in the scenario ("50%")
+  double capacity_bytes = 0, footprint_bytes = 0, accesses = 0, hits = 0, misses = 0;
+  double hit_ratio_by_access = 0, hit_ratio_by_byte = 0, bytes_fetched = 0, stall_ns = 0, simulated_ns = 0;
+  std::optional<double> latency_p50_ns, latency_p99_ns;
+};
+
+struct RunSummaryDocument {
+  std::filesystem::path file;
+  std::string scenario, tool_version, engine, date_utc;
+  std::vector<RunSummaryRow> runs;
+};
+
+/// True when the file's top level looks like a run summary (has
+/// results_schema_version and runs).
+bool is_run_summary(const JsonFields& json);
+
+/// Reads the runs. Throws InputError naming the file and key when a run
+/// lacks policy_label, capacity_bytes, accesses or hit_ratio_by_access, or
+/// a key has the wrong type.
+RunSummaryDocument read_run_summary_document(const JsonFields& json);
+
+}  // namespace flashsim::report

@@ -1,0 +1,256 @@
+// The GPU replay against the event engine on a generated decode workload
+// (KV pages written and read, requests ending, concurrency 4), access by
+// access: both drivers call a recording wrapper of the same policy, so the
+// per-access hit/miss sequences of the two are compared, not only counts.
+// Also: the scenario's prefetchers run in the replay, and the device's
+// identity is stored with the results. Label gpu: skips without a device.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "hw/cuda_check.h"
+#include "hw/gpu_uuid.h"
+#include "hw/replay/replay.h"
+#include "hw/replay/replay_suite.h"
+#include "sim/policy/i_eviction_policy.h"
+#include "sim/run/scenario_runner.h"
+#include "sim/scenario/scenario_document.h"
+#include "tests/support/temp_dir.h"
+
+namespace flashsim {
+namespace {
+
+#define REQUIRE_GPU() \
+  if (!hw::cuda_device_present()) GTEST_SKIP() << "no CUDA device"
+
+// ---- a policy wrapper recording what the driver asks, per access ----
+// 'h' = on_hit, 'm' = on_miss of a demand access, '.' = no call (a delayed
+// hit). One sequence per policy instance created (the replay creates two:
+// its isolated-cost tier, then the tier it runs).
+std::vector<std::vector<char>>& sequences() {
+  static std::vector<std::vector<char>> s;
+  return s;
+}
+
+class RecordingPolicy final : public IEvictionPolicy {
+ public:
+  explicit RecordingPolicy(std::unique_ptr<IEvictionPolicy> inner) : inner_(std::move(inner)), seq_(sequences().size()) {
+    sequences().emplace_back();
+  }
+  std::string_view name() const override { return inner_->name(); }
+  bool needs_next_use() const override { return inner_->needs_next_use(); }
+  void on_hit(const PolicyAccess& a) override {
+    mark(a.access_index, 'h');
+    inner_->on_hit(a);
+  }
+  void on_miss(const PolicyAccess& a) override {
+    if (!a.is_prefetch) mark(a.access_index, 'm');
+    inner_->on_miss(a);
+  }
+  void on_insert(const PolicyAccess& a) override { inner_->on_insert(a); }
+  std::optional<BlockIndex> evict(Nanoseconds now_ns, const EvictionFilter& filter) override {
+    return inner_->evict(now_ns, filter);
+  }
+  void remove(BlockIndex block) override { inner_->remove(block); }
+  std::size_t size() const override { return inner_->size(); }
+
+ private:
+  void mark(std::uint64_t index, char c) {
+    std::vector<char>& s = sequences()[seq_];
+    if (s.size() <= index) s.resize(index + 1, '.');
+    s[index] = c;
+  }
+  std::unique_ptr<IEvictionPolicy> inner_;
+  std::size_t seq_;
+};
+
+std::unique_ptr<IEvictionPolicy> recording(const char* inner, const PolicyContext& c) {
+  return std::make_unique<RecordingPolicy>(PolicyRegistry::instance().create(inner, {}, c));
+}
+FLASHSIM_REGISTER_POLICY({"test_rec_lru", "test: lru, recording each access", {},
+                          [](const ParamValues&, const PolicyContext& c) { return recording("lru", c); }});
+FLASHSIM_REGISTER_POLICY({"test_rec_s3fifo", "test: s3fifo, recording each access", {},
+                          [](const ParamValues&, const PolicyContext& c) { return recording("s3fifo", c); }});
+
+// tests/gpu/data/tiny-llama.json: a 2-layer Llama (GQA 4/2 heads, fp16),
+// 276 kB of weights and KV at tensor granularity; the decode generator
+// writes every new token's KV page (a write allocation on its first touch)
+// and reads the context's pages. As tests/gpu/data/kv-decode.yaml.
+const std::filesystem::path kDataDir = FLASHSIM_SOURCE_DIR "/tests/gpu/data";
+
+std::string decode_scenario(const std::string& capacity, const std::string& policies) {
+  return "name: eq\n"
+         "hardware:\n  profile: h200\n"
+         "workload:\n  generator: decode\n  model: tiny-llama.json\n  granularity: tensor\n  concurrency: 4\n"
+         "  requests: 8\n  prompt_tokens: 20\n  output_tokens: 6\n  page_tokens: 4\n"
+         "cache:\n  capacity: " + capacity + "\n  allocator: first_fit\n"
+         "policies:\n" + policies +
+         "seed: 3\n";
+}
+
+/// One run of both drivers on the runner's trace and configuration.
+struct Pair {
+  EngineResult sim;
+  hw::ReplayRun hw;
+  std::vector<char> sim_seq, hw_seq;
+};
+
+std::vector<Pair> run_both(const std::string& yaml, const hw::ReplayOptions& options) {
+  const ScenarioDocument doc = ScenarioDocument::from_text(yaml, "eq.yaml", kDataDir);
+  std::vector<Pair> out;
+  RunnerOptions ro;
+  ro.jobs = 1;
+  ro.engine = [&](ITraceSource& trace, const EngineConfig& config, EngineKind) {
+    Pair p;
+    trace.rewind();
+    const std::size_t first = sequences().size();
+    p.sim = run_engine(trace, config);
+    if (sequences().size() <= first) throw Error("the engine built no recording policy");
+    p.sim_seq = sequences().back();  // its fast tier's
+    trace.rewind();
+    p.hw = hw::replay_trace(trace, config, options);
+    p.hw_seq = sequences().back();
+    const std::size_t n = p.sim.metrics.total.accesses;
+    p.sim_seq.resize(n, '.');
+    p.hw_seq.resize(n, '.');
+    out.push_back(std::move(p));
+    return out.back().hw.result;
+  };
+  (void)run_scenario(doc, ro);
+  return out;
+}
+
+std::size_t mismatches(const std::vector<char>& a, const std::vector<char>& b, bool miss_only) {
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const bool differ = miss_only ? (a[i] == 'm') != (b[i] == 'm') : a[i] != b[i];
+    if (differ && ++bad <= 5) ADD_FAILURE() << "access " << i << ": engine '" << a[i] << "', replay '" << b[i] << "'";
+  }
+  return bad;
+}
+
+class KvDecodeEquivalence : public ::testing::TestWithParam<std::string> {};
+
+// (b) Demand-only, KV writes at concurrency 4, capacity 50%: the same policy
+// calls access by access and the same counters, write allocations and
+// write-backs included; the bytes on the device are right throughout.
+TEST_P(KvDecodeEquivalence, SameDecisionsWritesAndWriteBacksAsTheEngine) {
+  REQUIRE_GPU();
+  hw::ReplayOptions options;
+  options.nvml = false;
+  options.verify = true;
+  options.copy_streams = 2;
+  const std::vector<Pair> runs = run_both(decode_scenario("50%", "  - " + GetParam() + "\n"), options);
+  ASSERT_EQ(runs.size(), 1u);
+  const Pair& p = runs[0];
+  const AccessCounters& s = p.sim.metrics.total;
+  const AccessCounters& h = p.hw.result.metrics.total;
+  ASSERT_EQ(p.hw.outcomes.size(), s.accesses);
+  EXPECT_EQ(mismatches(p.sim_seq, p.hw_seq, false), 0u);
+  for (std::size_t i = 0; i < p.hw.outcomes.size(); ++i) {
+    const bool hit = p.hw.outcomes[i] == AccessOutcome::hit;
+    EXPECT_EQ(hit, p.hw_seq[i] == 'h') << "access " << i;
+    if (hit) {
+      EXPECT_EQ(p.hw.device_resident[i], 1u) << "access " << i << " (device memory)";
+    }
+  }
+  EXPECT_EQ(h.accesses, s.accesses);
+  EXPECT_EQ(h.hits, s.hits);
+  EXPECT_EQ(h.delayed_hits, 0u);
+  EXPECT_EQ(s.delayed_hits, 0u);
+  EXPECT_EQ(h.misses, s.misses);
+  EXPECT_EQ(h.bytes_fetched, s.bytes_fetched);
+  EXPECT_EQ(h.write_allocations, s.write_allocations);
+  EXPECT_EQ(h.bytes_written_back, s.bytes_written_back);
+  EXPECT_EQ(h.evictions, s.evictions);
+  EXPECT_EQ(h.bypasses, s.bypasses);
+  // Not vacuous: pages were allocated in place and dirty ones written back
+  // (flashsim run on this scenario: 48 allocations; LRU 20480 B, S3-FIFO 26624 B written back).
+  EXPECT_EQ(s.write_allocations, 48u);
+  EXPECT_GT(s.bytes_written_back, 0u);
+  EXPECT_GT(p.hw.write_backs, 0u);
+  EXPECT_GT(s.hits, 0u);
+  // Written pages re-read after their write-back came back from the host intact.
+  EXPECT_EQ(p.hw.checksum_mismatches, 0u);
+  EXPECT_GT(p.hw.resident_checked, 0u);
+  EXPECT_EQ(p.hw.resident_mismatches, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, KvDecodeEquivalence, ::testing::Values("test_rec_lru", "test_rec_s3fifo"));
+
+// (a) The scenario's own prefetcher (a policy entry's `prefetch:` list, no
+// ReplayOptions::prefetcher) runs in the replay. Lookahead on the decode
+// scan with a fast tier larger than the footprint: nothing is evicted, so
+// whether a block is absent at any decision depends on earlier decisions
+// only, never on when a copy lands. Exact, then: which accesses miss,
+// prefetches issued, bytes prefetched and fetched, write allocations.
+// Not exact: hit vs delayed hit (a prefetch still in flight on the GPU or
+// not), hence not hits alone.
+TEST(ReplayEngineEquivalence, LookaheadFromTheScenarioIssuesTheSamePrefetches) {
+  REQUIRE_GPU();
+  hw::ReplayOptions options;
+  options.nvml = false;
+  const std::vector<Pair> runs =
+      run_both(decode_scenario("64MiB", "  - {impl: test_rec_lru, prefetch: [{impl: lookahead}]}\n"), options);
+  ASSERT_EQ(runs.size(), 1u);
+  const Pair& p = runs[0];
+  const AccessCounters& s = p.sim.metrics.total;
+  const AccessCounters& h = p.hw.result.metrics.total;
+  EXPECT_EQ(mismatches(p.sim_seq, p.hw_seq, true), 0u);
+  EXPECT_GT(s.prefetches, 0u);
+  EXPECT_EQ(h.prefetches, s.prefetches);
+  EXPECT_EQ(h.bytes_prefetched, s.bytes_prefetched);
+  EXPECT_EQ(h.bytes_fetched, s.bytes_fetched);
+  EXPECT_EQ(h.misses, s.misses);
+  EXPECT_EQ(h.hits + h.delayed_hits, s.hits + s.delayed_hits);
+  EXPECT_EQ(h.write_allocations, s.write_allocations);
+  EXPECT_EQ(h.evictions, 0u);
+  EXPECT_EQ(s.evictions, 0u);
+  EXPECT_EQ(h.prefetch_used_timely + h.prefetch_used_late + h.prefetch_unused, h.prefetches);
+  EXPECT_EQ(p.hw.checksum_mismatches, 0u);
+}
+
+// `flashsim replay`'s suite: the identity read once and stored in
+// results.h5 (/replay attributes) and summary.json ("device").
+TEST(ReplayEngineEquivalence, SuiteStoresTheDeviceIdentity) {
+  REQUIRE_GPU();
+  test::TempDir dir;
+  const ScenarioDocument doc = ScenarioDocument::from_text(decode_scenario("50%", "  - lru\n"), "eq.yaml", kDataDir);
+  hw::ReplayOptions options;
+  options.nvml = false;
+  const hw::ReplaySuite suite = hw::replay_scenario(doc, options, {}, nullptr);
+  EXPECT_TRUE(hw::is_gpu_uuid(suite.device.uuid)) << suite.device.uuid;
+  hw::write_replay_results(dir / "out", suite);
+  const nlohmann::json summary = nlohmann::json::parse(std::ifstream(dir / "out" / "summary.json"));
+  EXPECT_EQ(summary.at("device").at("uuid"), suite.device.uuid);
+  EXPECT_EQ(summary.at("device").at("name"), suite.device.name);
+  EXPECT_EQ(summary.at("device").at("sm_clock_max_mhz"), suite.device.sm_clock_max_mhz);
+
+  const hid_t file = H5Fopen((dir / "out" / "results.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  const hid_t group = H5Gopen2(file, "replay", H5P_DEFAULT);
+  ASSERT_GE(group, 0);
+  for (const char* name : {"device_name", "device_uuid", "driver_version", "cuda_driver_version", "pci_bus_id",
+                           "sm_clock_mhz", "memory_clock_mhz", "sm_clock_max_mhz", "memory_clock_max_mhz",
+                           "sm_clock_application_mhz"}) {
+    EXPECT_GT(H5Aexists(group, name), 0) << name;
+  }
+  const hid_t attr = H5Aopen(group, "device_uuid", H5P_DEFAULT);
+  const hid_t type = H5Aget_type(attr);
+  std::string uuid(H5Tget_size(type), '\0');
+  EXPECT_GE(H5Aread(attr, type, uuid.data()), 0);
+  EXPECT_EQ(uuid.c_str(), suite.device.uuid);
+  H5Tclose(type);
+  H5Aclose(attr);
+  H5Gclose(group);
+  H5Fclose(file);
+}
+
+}  // namespace
+}  // namespace flashsim
