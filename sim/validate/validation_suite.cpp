@@ -107,9 +107,8 @@ std::vector<Override> overrides_of(const ConfigNode& map, std::string_view what)
   return out;
 }
 
-HwReplayKnobs parse_replay(const ConfigNode& n) {
+HwReplayKnobs parse_replay(const ConfigNode& n, HwReplayKnobs k) {
   check_keys(n, {"backing", "no_cache", "copy_streams", "run_ahead"}, "replay");
-  HwReplayKnobs k;
   if (const ConfigNode* b = n.find("backing")) {
     k.backing = scalar_of(*b, "backing");
     if (k.backing != "pinned" && k.backing != "pageable") throw_at(b->pos, "backing", "expected pinned or pageable");
@@ -174,7 +173,7 @@ const SuiteEntry* ValidationSuite::find(std::string_view entry_name) const {
 ValidationSuite load_validation_suite(const std::filesystem::path& file) {
   const ConfigNode root = parse_yaml_file(file);
   const SourcePos top{file.string(), 0, 0};
-  check_keys(root, {"name", "description", "profile", "baseline", "repeats", "log_span", "metrics", "defaults", "entries"},
+  check_keys(root, {"name", "description", "profile", "baseline", "repeats", "log_span", "metrics", "defaults", "replay", "entries"},
              "the suite");
   const std::filesystem::path base = std::filesystem::absolute(file).parent_path();
   ValidationSuite s;
@@ -209,6 +208,8 @@ ValidationSuite load_validation_suite(const std::filesystem::path& file) {
   if (!metrics.is_map() || metrics.entries.empty()) throw_at(metrics.pos, "metrics", "expected a map of metric: {kind, tolerance, ...}");
   for (const ConfigEntry& e : metrics.entries) s.metrics.push_back(parse_metric(e));
 
+  HwReplayKnobs replay_defaults;
+  if (const ConfigNode* r = root.find("replay")) replay_defaults = parse_replay(*r, replay_defaults);
   std::vector<Override> defaults;
   if (const ConfigNode* d = root.find("defaults")) defaults = overrides_of(*d, "defaults");
   const ConfigNode& entries = require(root, "entries", top);
@@ -238,7 +239,8 @@ ValidationSuite load_validation_suite(const std::filesystem::path& file) {
       if (r != "fit" && r != "holdout") throw_at(role->pos, "role", "expected fit or holdout, got '" + r + "'");
       e.fit = r == "fit";
     }
-    if (const ConfigNode* r = n.find("replay")) e.replay = parse_replay(*r);
+    e.replay = replay_defaults;
+    if (const ConfigNode* r = n.find("replay")) e.replay = parse_replay(*r, replay_defaults);
     s.entries.push_back(std::move(e));
   }
   return s;

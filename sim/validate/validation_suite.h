@@ -47,7 +47,7 @@ struct SuiteEntry {
   std::string group;              ///< entries of one workload (MRC plots); default: the name
   std::filesystem::path scenario; ///< absolute path
   std::vector<Override> overrides;  ///< the suite's `defaults`, then the entry's `set`, then the profile
-  HwReplayKnobs replay;           ///< how the hardware runs it
+  HwReplayKnobs replay;           ///< how the hardware runs it (the suite's `replay:`, then the entry's)
   bool fit = false;               ///< role: fit (used by `calibrate --fit`) or holdout
   SourcePos pos;                  ///< of the entry in the suite file
 
