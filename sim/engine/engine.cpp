@@ -194,8 +194,10 @@ class EventEngine {
   void arrive_fast_tier(std::uint32_t f);
   void link_check(std::uint32_t link, std::uint64_t generation);
   void schedule_link_check(std::uint32_t link);
+  // `stalled`: a miss, delayed hit or write allocation (its whole latency is
+  // stall); false for a hit (no stall).
   void finish(std::uint32_t s, Nanoseconds issue_ns, Nanoseconds done_ns, std::uint32_t w, Nanoseconds think,
-              const AccessTag& tag);
+              const AccessTag& tag, bool stalled);
   std::uint32_t new_waiter(std::uint32_t s, Nanoseconds issue, Nanoseconds ready, std::uint32_t w,
                            Nanoseconds think, const AccessTag& tag);
   void add_waiter(Fetch& f, std::uint32_t waiter);
@@ -715,7 +717,7 @@ void EventEngine::access(std::uint32_t s, const Pending& p) {
         flags_[b] &= static_cast<std::uint8_t>(~kPrefetched);
       }
       outcome = AccessOutcome::hit;
-      finish(s, now_, now_ + pre + hw_.tiers[0].hit_latency_ns, w, think, p.tag);
+      finish(s, now_, now_ + pre + hw_.tiers[0].hit_latency_ns, w, think, p.tag, false);
     } else {
       fast.invalidate(b);  // size changed: the old copy is dropped (not an eviction)
       freed(b, c);
@@ -785,7 +787,7 @@ void EventEngine::write_allocate(std::uint32_t s, const PolicyAccess& a, Nanosec
         flags_[b] |= kHeld;
       }
     }
-    finish(s, now_, now_ + pre + hw_.tiers[0].hit_latency_ns, w, think, tag);
+    finish(s, now_, now_ + pre + hw_.tiers[0].hit_latency_ns, w, think, tag, true);
     return;
   }
   ++c.bypasses;
@@ -995,7 +997,7 @@ void EventEngine::arrive_fast_tier(std::uint32_t f) {
   const Nanoseconds hit = hw_.tiers[0].hit_latency_ns;
   for (std::uint32_t id = fetch.waiters; id != kNone;) {
     const Waiter wt = waiters_[id];
-    finish(wt.stream, wt.issue_ns, std::max(now_, wt.ready_ns) + hit, wt.window, wt.think_ns, wt.tag);
+    finish(wt.stream, wt.issue_ns, std::max(now_, wt.ready_ns) + hit, wt.window, wt.think_ns, wt.tag, true);
     waiters_[id].next = free_waiter_;
     free_waiter_ = id;
     id = wt.next;
@@ -1005,10 +1007,12 @@ void EventEngine::arrive_fast_tier(std::uint32_t f) {
 }
 
 void EventEngine::finish(std::uint32_t s, Nanoseconds issue_ns, Nanoseconds done_ns, std::uint32_t w,
-                         Nanoseconds think, const AccessTag& tag) {
+                         Nanoseconds think, const AccessTag& tag, bool stalled) {
   const Nanoseconds latency = done_ns - issue_ns;
   latency_.add(latency);
-  windows_[w].counters.stall_ns += latency - hw_.tiers[0].hit_latency_ns;
+  // Stall is the whole latency of an access that found its data absent
+  // (the GPU replay's definition, hw/replay/replay.h), 0 for a hit.
+  if (stalled) windows_[w].counters.stall_ns += latency;
   if (done_ns > last_done_) last_done_ = done_ns;
   if (config_.issue == IssueMode::closed && streams_[s].remaining > 0) {
     queue_.push(done_ns + think, kIssue, s);

@@ -6,8 +6,10 @@
 //                    new bytes, and counts as a miss in the hit ratio;
 //   * a miss         otherwise (a fetch is issued, or a bypass).
 // Hit ratio is reported per access (hits / accesses) and per byte
-// (bytes of hits / bytes accessed). Stall is the time an access waits for
-// data beyond the fast tier's hit latency; latency is issue to data ready.
+// (bytes of hits / bytes accessed). Latency is issue to data ready. Stall is
+// the whole latency of an access that did not find its data resident (a
+// miss, a delayed hit, a write allocation) and 0 for a hit -- the GPU
+// replay's definition (hw/replay/replay.h), so the two compare directly.
 //
 // Prefetch (Srinath, Mutlu, Kim, Patt, "Feedback Directed Prefetching",
 // HPCA 2007, §2.2): a prefetch is *used* when the first demand access of

@@ -3,7 +3,6 @@
 #include <Eigen/Core>
 #include <Eigen/QR>
 #include <unsupported/Eigen/LevenbergMarquardt>
-#include <unsupported/Eigen/NumericalDiff>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -62,7 +61,8 @@ struct Problem {
   std::vector<Override> overrides(const Eigen::VectorXd& x) const {
     std::vector<Override> o;
     for (std::size_t i = 0; i < params.size(); ++i) {
-      const double v = params[i].initial * std::exp(x(static_cast<Eigen::Index>(i)));
+      // Steps are kept within e^±8 of the start (a factor of ~3000 either way).
+      const double v = params[i].initial * std::exp(std::clamp(x(static_cast<Eigen::Index>(i)), -8.0, 8.0));
       o.push_back(Override{params[i].key, ConfigNode::make_scalar(value_text(params[i], v))});
     }
     return o;
@@ -101,11 +101,31 @@ struct Functor {
   int values() const { return n_values; }
   int operator()(const Eigen::VectorXd& x, Eigen::VectorXd& f) const {
     const std::vector<double> r = problem->residuals(x, problem->fit);
-    for (std::size_t i = 0; i < r.size(); ++i) f(static_cast<Eigen::Index>(i)) = r[i];
+    // Soft-L1 loss (as scipy.optimize.least_squares' loss='soft_l1'): the
+    // squared residual 2(sqrt(1 + r^2) - 1) grows like r^2 for small errors and
+    // like 2|r| for outliers, so one entry the model cannot fit (a stall the
+    // hardware hides entirely) does not dominate the others.
+    for (std::size_t i = 0; i < r.size(); ++i)
+      f(static_cast<Eigen::Index>(i)) = std::copysign(std::sqrt(2.0 * (std::sqrt(1.0 + r[i] * r[i]) - 1.0)), r[i]);
     ++problem->evaluations;
     if (problem->progress && problem->evaluations % 10 == 0)
       *problem->progress << "[fit] " << problem->evaluations << " evaluations, rms " << number(f.norm() / std::sqrt(double(f.size())), 4) << "\n"
                          << std::flush;
+    return 0;
+  }
+  // Forward differences with a fixed step of 2% of each parameter (0.02 in
+  // log space): the simulator's times are integer ns, so a step relative to
+  // x (NumericalDiff's, ~0 near the start) would round to no change at all.
+  int df(const Eigen::VectorXd& x, Eigen::MatrixXd& jac) const {
+    constexpr double kStep = 0.02;
+    Eigen::VectorXd f0(n_values), f1(n_values);
+    (*this)(x, f0);
+    for (Eigen::Index j = 0; j < x.size(); ++j) {
+      Eigen::VectorXd xj = x;
+      xj(j) += kStep;
+      (*this)(xj, f1);
+      jac.col(j) = (f1 - f0) / kStep;
+    }
     return 0;
   }
 };
@@ -171,11 +191,9 @@ FitResult fit_profile(const ValidationSuite& suite, const FitOptions& options, s
   f.n_inputs = static_cast<int>(n);
   f.n_values = static_cast<int>(fit_before.size());
   if (f.n_values < f.n_inputs) throw InputError("--fit: " + std::to_string(f.n_values) + " residuals for " + std::to_string(n) + " parameters");
-  // Forward differences of 1% of each parameter: the simulator's times are
-  // integer ns, so the default step (machine epsilon) would see no change.
-  Eigen::NumericalDiff<Functor> diff(f, 1e-4);
-  Eigen::LevenbergMarquardt<Eigen::NumericalDiff<Functor>> lm(diff);
+  Eigen::LevenbergMarquardt<Functor> lm(f);
   lm.setMaxfev(static_cast<Eigen::Index>(options.max_evaluations ? options.max_evaluations : 40 * (n + 1)));
+  lm.setFactor(1.0);  // first step at most e^1 of each start (default 100 overflows exp)
   lm.setXtol(1e-4);
   lm.setFtol(1e-6);
   result.status = status_text(lm.minimize(x));
@@ -198,7 +216,7 @@ FitResult fit_profile(const ValidationSuite& suite, const FitOptions& options, s
   }
   for (Eigen::Index i = 0; i < n; ++i) {
     FitParameter& q = p.params[static_cast<std::size_t>(i)];
-    q.fitted = q.initial * std::exp(x(i));
+    q.fitted = q.initial * std::exp(std::clamp(x(i), -8.0, 8.0));
   }
   result.parameters = p.params;
   return result;

@@ -104,7 +104,7 @@ TEST_F(RunnerTest, EventEngineMatchesClosedForms) {
   EXPECT_EQ(lru.total.hits, 9u);
   EXPECT_EQ(lru.total.misses, 3u);
   EXPECT_EQ(lru.total.bytes_fetched, 3000u);
-  EXPECT_EQ(lru.total.stall_ns, 3 * 2100);
+  EXPECT_EQ(lru.total.stall_ns, 3 * 2150);  // a miss's whole latency
   EXPECT_EQ(lru.simulated_ns, 3 * 2150 + 9 * 50);  // closed loop, no gap
   EXPECT_EQ(lru.latency.max_ns(), 2150);
   EXPECT_EQ(r.runs[0].capacity_bytes, 3000u);
