@@ -48,7 +48,7 @@ int fit_command(int argc, char** argv) {
   app.add_option("-o,--out", out, "profile YAML to write (default: beside the suite's profile, <name>.yaml)");
   app.add_option("--name", name, "profile name (default: the suite's profile name with -fitted)");
   app.add_option("--fit-params", params,
-                 "comma-separated parameters to fit (default all: link_latency,link_bandwidth,miss_penalty,hit_latency,contention)");
+                 "comma-separated parameters to fit (default link_latency,link_bandwidth,miss_penalty,hit_latency; also contention)");
   app.add_option("--baseline", baseline, "baseline file (default: the suite's)");
   app.add_option("-j,--jobs", jobs, "simulator runs in parallel (0: one per core)")->capture_default_str();
   app.add_option("--max-evaluations", max_evaluations, "simulator passes over the fit entries (0: 40 x (parameters + 1))");

@@ -40,7 +40,8 @@ std::vector<FitParameter> initial_parameters(const ValidationSuite& suite, const
       {"contention", {"contention", "hardware.contention.ns_per_mib", "ns/MiB", std::max(1e-4, hw.contention.ns_per_mib), 0}},
   };
   std::vector<FitParameter> out;
-  for (const std::string& name : wanted.empty() ? fit_parameter_names() : wanted) {
+  const std::vector<std::string> defaults = {"link_latency", "link_bandwidth", "miss_penalty", "hit_latency"};
+  for (const std::string& name : wanted.empty() ? defaults : wanted) {
     const auto it = all.find(name);
     if (it == all.end()) throw InputError("--fit-params '" + name + "': expected one of link_latency, link_bandwidth, miss_penalty, hit_latency, contention");
     if (it->second.initial <= 0.0) throw InputError(suite.profile.string() + ": " + name + " must be > 0 to start a fit");
@@ -230,7 +231,7 @@ std::string fitted_profile_yaml(const ValidationSuite& suite, const FitResult& r
   y << "# Fitted by `flashsim calibrate --fit " << suite.file.string() << "` on " << host.date_utc << ":\n"
     << "# least squares (Eigen Levenberg-Marquardt over log parameters) of the relative error of\n"
     << "# time per token and stall time on the suite's " << r.fit_entries.size() << " fit entries, against\n"
-    << "# " << r.baseline_file << " (commit " << r.provenance.commit << ", " << r.provenance.device.name << " "
+    << "# " << std::filesystem::path(r.baseline_file).lexically_relative(std::filesystem::current_path()).string() << " (commit " << r.provenance.commit << ", " << r.provenance.device.name << " "
     << r.provenance.device.uuid << ", driver " << r.provenance.device.driver_version << ", " << r.provenance.repeats
     << " repeats, " << r.provenance.date_utc << ").\n"
     << "# " << r.status << " after " << r.evaluations << " simulator passes; rms relative residual "

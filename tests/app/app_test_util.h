@@ -1,6 +1,9 @@
 // Helpers of the app tests: scenario files and small traces in a temp folder.
 #pragma once
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
 
 #include <filesystem>
 #include <fstream>
@@ -50,5 +53,28 @@ std::string error_of(Fn fn) {
   ADD_FAILURE() << "did not throw";
   return "";
 }
+
+#ifdef FLASHSIM_BINARY
+/// What the flashsim binary did: exit code, stdout, stderr.
+struct Outcome {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+/// Runs `flashsim ARGS` in `cwd` (outputs captured in files there).
+inline Outcome run_flashsim(const std::filesystem::path& cwd, const std::string& args) {
+  const std::filesystem::path out = cwd / "stdout.txt";
+  const std::filesystem::path err = cwd / "stderr.txt";
+  const std::string command = "cd '" + cwd.string() + "' && '" + std::string(FLASHSIM_BINARY) + "' " + args + " > '" +
+                              out.string() + "' 2> '" + err.string() + "'";
+  const int status = std::system(command.c_str());
+  Outcome o;
+  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  o.out = read_file(out);
+  o.err = read_file(err);
+  return o;
+}
+#endif
 
 }  // namespace flashsim::test

@@ -16,24 +16,8 @@
 namespace flashsim {
 namespace {
 
-struct Outcome {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-Outcome run_flashsim(const std::filesystem::path& cwd, const std::string& args) {
-  const std::filesystem::path out = cwd / "stdout.txt";
-  const std::filesystem::path err = cwd / "stderr.txt";
-  const std::string command = "cd '" + cwd.string() + "' && '" + std::string(FLASHSIM_BINARY) + "' " + args + " > '" +
-                              out.string() + "' 2> '" + err.string() + "'";
-  const int status = std::system(command.c_str());
-  Outcome o;
-  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  o.out = test::read_file(out);
-  o.err = test::read_file(err);
-  return o;
-}
+using test::Outcome;
+using test::run_flashsim;
 
 TEST(Cli, RunPrintsTablesAndWritesResults) {
   test::TempDir dir;
