@@ -223,7 +223,9 @@ def plot_parity(doc, metric, w):
         return
     hw = [r["hw"] for _, r in points]
     sim = [r["sim"] for _, r in points]
-    log = spans_decades(hw + sim)
+    # Log axes exactly when validate computed r on log10 (the suite's log_span).
+    s0 = doc["summary"].get((name, "all"))
+    log = (s0["pearson_on"] == "log10") if s0 is not None and s0.get("pearson_on") else spans_decades(hw + sim)
     fig, ax = plt.subplots(figsize=(5.6, 5.2))
     lo, hi = min(hw + sim), max(hw + sim)
     if log:

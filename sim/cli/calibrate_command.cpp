@@ -42,7 +42,7 @@ int fit_command(int argc, char** argv) {
       "the error on the held-out entries separately. Writes a profile that inherits the\n"
       "suite's and overrides the fitted values.",
       "flashsim calibrate --fit");
-  std::string suite_file, out, name, params, baseline;
+  std::string suite_file, out, name, params, baseline, profile;
   long long jobs = 0, max_evaluations = 0;
   app.add_option("--fit", suite_file, "the validation suite (its profile, fit entries and baseline)")->required();
   app.add_option("-o,--out", out, "profile YAML to write (default: beside the suite's profile, <name>.yaml)");
@@ -50,12 +50,14 @@ int fit_command(int argc, char** argv) {
   app.add_option("--fit-params", params,
                  "comma-separated parameters to fit (default link_latency,link_bandwidth,miss_penalty,hit_latency; also contention)");
   app.add_option("--baseline", baseline, "baseline file (default: the suite's)");
+  app.add_option("--profile", profile, "the profile to start from instead of the suite's");
   app.add_option("-j,--jobs", jobs, "simulator runs in parallel (0: one per core)")->capture_default_str();
   app.add_option("--max-evaluations", max_evaluations, "simulator passes over the fit entries (0: 40 x (parameters + 1))");
   if (!parse_command_line(app, argc, argv)) return 0;
   if (jobs < 0 || jobs > 4096) throw InputError("--jobs: expected 0 to 4096");
   if (max_evaluations < 0 || max_evaluations > 100000) throw InputError("--max-evaluations: expected 0 to 100000");
-  const ValidationSuite suite = load_validation_suite(suite_file);
+  ValidationSuite suite = load_validation_suite(suite_file);
+  if (!profile.empty()) set_suite_profile(suite, profile);
   if (suite.profile.empty()) throw InputError(suite_file + ": --fit needs the suite's `profile:`");
   FitOptions o;
   o.parameters = split_commas(params);

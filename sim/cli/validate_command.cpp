@@ -24,7 +24,7 @@ int validate_command(int argc, char** argv) {
       "Pearson r and the count within 10% per metric; exit status 3 when a gated metric is\n"
       "out of tolerance (the failing rows are named), 2 for bad input.",
       "flashsim validate");
-  std::string suite_file, hw = "auto", out, baseline;
+  std::string suite_file, hw = "auto", out, baseline, profile;
   std::vector<std::string> only, sets;
   ValidationOptions o;
   long long jobs = 0, repeats = 0;
@@ -35,6 +35,7 @@ int validate_command(int argc, char** argv) {
   app.add_flag("--record", o.record, "replay on the GPU and write the baseline (>= 5 repeats; needs --commit)");
   app.add_option("--commit", o.commit, "the 40-hex-digit commit being measured (recorded as provenance)");
   app.add_option("--repeats", repeats, "hardware repeats per entry (default: the suite's)");
+  app.add_option("--profile", profile, "the simulator's hardware profile instead of the suite's (recorded as provenance with --record)");
   app.add_option("--baseline", baseline, "baseline file to read or write (default: the suite's `baseline:`)");
   app.add_option("-o,--out", out, "write validation.json into this folder (default flashsim-results/validate/<suite>)");
   app.add_option("--only", only, "only these entries (repeatable)")->allow_extra_args(false);
@@ -51,7 +52,8 @@ int validate_command(int argc, char** argv) {
   o.only = only;
   for (const auto& s : sets) o.extra.push_back(parse_override(s));
 
-  const ValidationSuite suite = load_validation_suite(suite_file);
+  ValidationSuite suite = load_validation_suite(suite_file);
+  if (!profile.empty()) set_suite_profile(suite, profile);
   const ValidationReport report = run_validation(suite, o, &std::cerr);
   print_validation(std::cout, report);
   const std::filesystem::path dir = out.empty() ? std::filesystem::path("flashsim-results/validate") / suite.name : std::filesystem::path(out);

@@ -85,6 +85,7 @@ BaselineEntry record_entry(const ValidationSuite& suite, const SuiteEntry& entry
   device = backend.identity(entry.replay.device);
   std::map<std::string, std::vector<double>> values;
   std::vector<RunSeries> series;
+  for (unsigned k = 0; k < suite.warmup; ++k) (void)backend.replay(doc, entry.replay);
   for (unsigned k = 0; k < repeats; ++k) {
     HwReplayOutcome outcome = backend.replay(doc, entry.replay);
     if (outcome.results.runs.size() != 1)

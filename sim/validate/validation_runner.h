@@ -34,7 +34,8 @@ SimulatedEntry simulate_entry(const ValidationSuite& suite, const SuiteEntry& en
 std::vector<SimulatedEntry> simulate_suite(const ValidationSuite& suite, const std::vector<const SuiteEntry*>& entries,
                                            unsigned jobs, std::ostream* progress, const std::vector<Override>& extra = {});
 
-/// Replays `entry` `repeats` times on the GPU; every metric's median and
+/// Replays `entry` suite.warmup times (discarded), then `repeats` times on
+/// the GPU; every metric's median and
 /// spread, the series of the median repeat. `tokens` comes from the
 /// simulator side (same trace). Fills `device` with the identity read
 /// before the first repeat. Throws what the backend throws.

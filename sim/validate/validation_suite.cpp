@@ -158,6 +158,19 @@ std::string to_string(MetricScope scope) {
   return "?";
 }
 
+void set_suite_profile(ValidationSuite& suite, const std::filesystem::path& profile) {
+  const std::filesystem::path p = std::filesystem::absolute(profile).lexically_normal();
+  if (!std::filesystem::is_regular_file(p)) throw InputError("profile '" + profile.string() + "': no such file");
+  for (SuiteEntry& e : suite.entries) {
+    auto it = std::find_if(e.overrides.begin(), e.overrides.end(), [&](const Override& o) {
+      return o.path == "hardware.profile" && o.value.is_scalar() && o.value.scalar == suite.profile.string();
+    });
+    if (it != e.overrides.end()) it->value.scalar = p.string();
+    else e.overrides.push_back(Override{"hardware.profile", ConfigNode::make_scalar(p.string(), SourcePos{"--profile", 0, 0})});
+  }
+  suite.profile = p;
+}
+
 ScenarioDocument SuiteEntry::document(const std::vector<Override>& extra) const {
   std::vector<Override> all = overrides;
   all.insert(all.end(), extra.begin(), extra.end());
@@ -173,7 +186,7 @@ const SuiteEntry* ValidationSuite::find(std::string_view entry_name) const {
 ValidationSuite load_validation_suite(const std::filesystem::path& file) {
   const ConfigNode root = parse_yaml_file(file);
   const SourcePos top{file.string(), 0, 0};
-  check_keys(root, {"name", "description", "profile", "baseline", "repeats", "log_span", "metrics", "defaults", "replay", "entries"},
+  check_keys(root, {"name", "description", "profile", "baseline", "repeats", "warmup", "log_span", "metrics", "defaults", "replay", "entries"},
              "the suite");
   const std::filesystem::path base = std::filesystem::absolute(file).parent_path();
   ValidationSuite s;
@@ -195,6 +208,16 @@ ValidationSuite load_validation_suite(const std::filesystem::path& file) {
     }
     if (v < 1 || v > 1000) throw_at(r->pos, "repeats", "expected 1 to 1000");
     s.repeats = static_cast<unsigned>(v);
+  }
+  if (const ConfigNode* w = root.find("warmup")) {
+    long long v = 0;
+    try {
+      v = parse_integer(scalar_of(*w, "warmup"));
+    } catch (const InputError& e) {
+      throw_at(w->pos, "warmup", e.what());
+    }
+    if (v < 0 || v > 100) throw_at(w->pos, "warmup", "expected 0 to 100");
+    s.warmup = static_cast<unsigned>(v);
   }
   if (const ConfigNode* l = root.find("log_span")) {
     try {

@@ -62,6 +62,9 @@ struct ValidationSuite {
   std::filesystem::path profile;    ///< absolute path of `profile:` (the simulator's hardware); empty = the scenarios'
   std::filesystem::path baseline;   ///< absolute path of `baseline:` (recorded hardware results)
   unsigned repeats = 5;             ///< hardware repeats per entry (>= 5 when recording)
+  /// Replays run and discarded before the repeats of each entry (the first
+  /// replay of a process pays page faults and lazy CUDA set-up).
+  unsigned warmup = 1;
   /// Pearson r is computed on log10 of the values when max/min over the
   /// suite exceeds this (and every value is > 0).
   double log_span = 10.0;
@@ -70,6 +73,10 @@ struct ValidationSuite {
 
   const SuiteEntry* find(std::string_view entry_name) const;
 };
+
+/// Replaces the suite's `profile:` (and every entry's hardware.profile
+/// override) by `profile`. Throws InputError when the file does not exist.
+void set_suite_profile(ValidationSuite& suite, const std::filesystem::path& profile);
 
 /// The metric names `flashsim validate` computes (entry_metrics.h).
 const std::vector<std::string>& validation_metric_names();

@@ -2,8 +2,8 @@
 # One device call (H200): build, the GPU tests, then record the validation
 # suite's baseline: `flashsim validate validate/h200.yaml --record` replays
 # every entry 5 times (medians and spread, device identity, the calibrated
-# profile and COMMIT as provenance) and compares with the simulator on the
-# same machine. Logs and the baseline go under $OUT.
+# profile and COMMIT as provenance) and compares with the simulator, under
+# the calibrated profile (the fit comes after, from the committed baseline). Logs and the baseline go under $OUT.
 #   COMMIT=$(git rev-parse HEAD) bash tools/device/validate_h200.sh
 set -uo pipefail
 export PATH=/usr/local/cuda/bin:$PATH
@@ -24,6 +24,7 @@ grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran" "$OUT/test_gpu.log" | head -30
 
 stamp validate-record
 timeout ${VALIDATE_TIMEOUT:-420} $F validate validate/h200.yaml --record --commit "$COMMIT" --jobs 16 \
+  --profile scenarios/hardware/h200-calibrated.yaml \
   --out "$OUT" > "$OUT/validate-record.log" 2> "$OUT/validate-progress.log"; echo "validate rc=$?"
 cp validate/baselines/h200/h200.json "$OUT/h200.json" 2>/dev/null && echo "baseline copied"
 sed -n '/^across the suite/,$p' "$OUT/validate-record.log"
