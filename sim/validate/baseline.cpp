@@ -17,10 +17,6 @@ namespace {
 using json = nlohmann::ordered_json;
 constexpr const char* kSchema = "flashsim-baseline/1";
 
-json series_json(const RunSeries& s) {
-  return json{{"latency_q", s.latency_q}, {"latency_ns", s.latency_ns}, {"window_ns", s.window_ns}, {"hit_ratio", s.hit_ratio}};
-}
-
 RunSeries series_from(const json& j) {
   RunSeries s;
   if (j.is_null()) return s;
@@ -29,20 +25,6 @@ RunSeries series_from(const json& j) {
   s.window_ns = j.value("window_ns", Nanoseconds{0});
   s.hit_ratio = j.value("hit_ratio", std::vector<double>{});
   return s;
-}
-
-json device_json(const DeviceIdentity& d) {
-  return json{{"name", d.name},
-              {"uuid", d.uuid},
-              {"driver_version", d.driver_version},
-              {"cuda_driver_version", d.cuda_driver_version},
-              {"pci_bus_id", d.pci_bus_id},
-              {"sm_clock_mhz", d.sm_clock_mhz},
-              {"memory_clock_mhz", d.memory_clock_mhz},
-              {"sm_clock_max_mhz", d.sm_clock_max_mhz},
-              {"memory_clock_max_mhz", d.memory_clock_max_mhz},
-              {"sm_clock_application_mhz", d.sm_clock_application_mhz},
-              {"source", d.source}};
 }
 
 DeviceIdentity device_from(const json& j) {
@@ -79,6 +61,24 @@ bool is_hex40(const std::string& s) {
 }
 
 }  // namespace
+
+json to_json(const RunSeries& s) {
+  return json{{"latency_q", s.latency_q}, {"latency_ns", s.latency_ns}, {"window_ns", s.window_ns}, {"hit_ratio", s.hit_ratio}};
+}
+
+json to_json(const DeviceIdentity& d) {
+  return json{{"name", d.name},
+              {"uuid", d.uuid},
+              {"driver_version", d.driver_version},
+              {"cuda_driver_version", d.cuda_driver_version},
+              {"pci_bus_id", d.pci_bus_id},
+              {"sm_clock_mhz", d.sm_clock_mhz},
+              {"memory_clock_mhz", d.memory_clock_mhz},
+              {"sm_clock_max_mhz", d.sm_clock_max_mhz},
+              {"memory_clock_max_mhz", d.memory_clock_max_mhz},
+              {"sm_clock_application_mhz", d.sm_clock_application_mhz},
+              {"source", d.source}};
+}
 
 double MeasuredValue::relative_spread() const { return median != 0.0 ? (max - min) / std::fabs(median) : 0.0; }
 
@@ -204,7 +204,7 @@ void write_baseline(const std::filesystem::path& file, const Baseline& b) {
                          {"tool_version", p.tool_version},
                          {"date_utc", p.date_utc},
                          {"host", p.host},
-                         {"device", device_json(p.device)},
+                         {"device", to_json(p.device)},
                          {"profile", json{{"name", p.profile_name},
                                           {"file", p.profile_file},
                                           {"fingerprint", p.profile_fingerprint},
@@ -223,7 +223,7 @@ void write_baseline(const std::filesystem::path& file, const Baseline& b) {
                            {"footprint_bytes", e.footprint_bytes},
                            {"capacity_bytes", e.capacity_bytes},
                            {"metrics", metrics},
-                           {"series", series_json(e.series)}});
+                           {"series", to_json(e.series)}});
   }
   j["entries"] = entries;
   std::filesystem::create_directories(file.parent_path().empty() ? "." : file.parent_path());

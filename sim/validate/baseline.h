@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,11 @@ struct Baseline {
   std::vector<BaselineEntry> entries;
   const BaselineEntry* find(std::string_view name) const;
 };
+
+/// The JSON forms shared by baselines and validation.json (field names as
+/// the structs'; series: latency_q, latency_ns, window_ns, hit_ratio).
+nlohmann::ordered_json to_json(const DeviceIdentity& device);
+nlohmann::ordered_json to_json(const RunSeries& series);
 
 /// "fnv1a64:" + 16 hex digits of the FNV-1a 64-bit hash of `text` (an
 /// identity check for reviewable inputs, not a security digest).

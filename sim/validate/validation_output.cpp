@@ -31,24 +31,6 @@ std::string tolerance_text(const MetricSpec& spec, const ComparisonRow& r) {
 
 json nullable(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
-json series_json(const RunSeries& s) {
-  return json{{"latency_q", s.latency_q}, {"latency_ns", s.latency_ns}, {"window_ns", s.window_ns}, {"hit_ratio", s.hit_ratio}};
-}
-
-json device_json(const DeviceIdentity& d) {
-  return json{{"name", d.name},
-              {"uuid", d.uuid},
-              {"driver_version", d.driver_version},
-              {"cuda_driver_version", d.cuda_driver_version},
-              {"pci_bus_id", d.pci_bus_id},
-              {"sm_clock_mhz", d.sm_clock_mhz},
-              {"memory_clock_mhz", d.memory_clock_mhz},
-              {"sm_clock_max_mhz", d.sm_clock_max_mhz},
-              {"memory_clock_max_mhz", d.memory_clock_max_mhz},
-              {"sm_clock_application_mhz", d.sm_clock_application_mhz},
-              {"source", d.source}};
-}
-
 }  // namespace
 
 std::string format_metric_value(const std::string& metric, double value) {
@@ -134,7 +116,7 @@ std::string validation_json_text(const ValidationReport& report) {
                               {"date_utc", p.date_utc},
                               {"tool_version", p.tool_version},
                               {"host", p.host},
-                              {"device", device_json(p.device)},
+                              {"device", to_json(p.device)},
                               {"profile", json{{"name", p.profile_name}, {"file", p.profile_file}, {"fingerprint", p.profile_fingerprint}}},
                               {"repeats", p.repeats}};
   }
@@ -180,8 +162,8 @@ std::string validation_json_text(const ValidationReport& report) {
                                 {"tolerance_effective", r.tolerance_effective}});
     }
     json series = json::object();
-    series["sim"] = series_json(e.sim_series);
-    if (!e.hw_series.latency_q.empty()) series["hw"] = series_json(e.hw_series);
+    series["sim"] = to_json(e.sim_series);
+    if (!e.hw_series.latency_q.empty()) series["hw"] = to_json(e.hw_series);
     entries.push_back(json{{"name", e.name},
                            {"group", e.group},
                            {"role", e.fit ? "fit" : "holdout"},

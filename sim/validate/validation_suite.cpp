@@ -40,6 +40,17 @@ double metric_quantity(const ConfigNode& n, const std::string& metric, std::stri
   }
 }
 
+long long integer_in(const ConfigNode& n, std::string_view key, long long lo, long long hi) {
+  long long v = 0;
+  try {
+    v = parse_integer(scalar_of(n, key));
+  } catch (const InputError& e) {
+    throw_at(n.pos, key, e.what());
+  }
+  if (v < lo || v > hi) throw_at(n.pos, key, "expected " + std::to_string(lo) + " to " + std::to_string(hi));
+  return v;
+}
+
 bool parse_bool(const ConfigNode& n, std::string_view key) {
   const std::string t = scalar_of(n, key);
   if (t == "true" || t == "yes") return true;
@@ -114,20 +125,8 @@ HwReplayKnobs parse_replay(const ConfigNode& n, HwReplayKnobs k) {
     if (k.backing != "pinned" && k.backing != "pageable") throw_at(b->pos, "backing", "expected pinned or pageable");
   }
   if (const ConfigNode* c = n.find("no_cache")) k.no_cache = parse_bool(*c, "no_cache");
-  auto count = [&](const char* key, unsigned& out, long long hi) {
-    if (const ConfigNode* c = n.find(key)) {
-      long long v = 0;
-      try {
-        v = parse_integer(scalar_of(*c, key));
-      } catch (const InputError& e) {
-        throw_at(c->pos, key, e.what());
-      }
-      if (v < 1 || v > hi) throw_at(c->pos, key, "expected 1 to " + std::to_string(hi));
-      out = static_cast<unsigned>(v);
-    }
-  };
-  count("copy_streams", k.copy_streams, 64);
-  count("run_ahead", k.run_ahead, 4096);
+  if (const ConfigNode* c = n.find("copy_streams")) k.copy_streams = static_cast<unsigned>(integer_in(*c, "copy_streams", 1, 64));
+  if (const ConfigNode* c = n.find("run_ahead")) k.run_ahead = static_cast<unsigned>(integer_in(*c, "run_ahead", 1, 4096));
   return k;
 }
 
@@ -199,26 +198,8 @@ ValidationSuite load_validation_suite(const std::filesystem::path& file) {
     if (!std::filesystem::is_regular_file(s.profile)) throw_at(p->pos, "profile", "no such file: " + s.profile.string());
   }
   s.baseline = (base / scalar_of(require(root, "baseline", top), "baseline")).lexically_normal();
-  if (const ConfigNode* r = root.find("repeats")) {
-    long long v = 0;
-    try {
-      v = parse_integer(scalar_of(*r, "repeats"));
-    } catch (const InputError& e) {
-      throw_at(r->pos, "repeats", e.what());
-    }
-    if (v < 1 || v > 1000) throw_at(r->pos, "repeats", "expected 1 to 1000");
-    s.repeats = static_cast<unsigned>(v);
-  }
-  if (const ConfigNode* w = root.find("warmup")) {
-    long long v = 0;
-    try {
-      v = parse_integer(scalar_of(*w, "warmup"));
-    } catch (const InputError& e) {
-      throw_at(w->pos, "warmup", e.what());
-    }
-    if (v < 0 || v > 100) throw_at(w->pos, "warmup", "expected 0 to 100");
-    s.warmup = static_cast<unsigned>(v);
-  }
+  if (const ConfigNode* r = root.find("repeats")) s.repeats = static_cast<unsigned>(integer_in(*r, "repeats", 1, 1000));
+  if (const ConfigNode* w = root.find("warmup")) s.warmup = static_cast<unsigned>(integer_in(*w, "warmup", 0, 100));
   if (const ConfigNode* l = root.find("log_span")) {
     try {
       s.log_span = parse_real(scalar_of(*l, "log_span"));
