@@ -65,16 +65,16 @@ int fit_command(int argc, char** argv) {
   o.max_evaluations = static_cast<unsigned>(max_evaluations);
   o.baseline = baseline;
   if (name.empty()) name = suite.profile.stem().string() + "-fitted";
+  check_profile_name(name);
   const std::filesystem::path path = out.empty() ? suite.profile.parent_path() / (name + ".yaml") : std::filesystem::path(out);
-  if (std::filesystem::absolute(path).lexically_normal() == std::filesystem::absolute(suite.profile).lexically_normal())
-    throw InputError("--out " + path.string() + ": would overwrite the profile the fit starts from");
+  check_fit_output(suite, path);
   const FitResult result = fit_profile(suite, o, &std::cerr);
   print_fit(std::cout, result);
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
   AtomicFile file(path);
   {
     std::ofstream f(file.temp_path());
-    f << fitted_profile_yaml(suite, result, name);
+    f << fitted_profile_yaml(suite, result, name, path);
     if (!f) throw Error("cannot write " + file.temp_path().string());
   }
   file.commit();

@@ -75,6 +75,12 @@ int report_command(int argc, char** argv) {
   std::vector<report::ReportSection> sections;
   for (const auto& r : results) sections.push_back({report::load_report_input(r), {}});
   const std::filesystem::path target = out.empty() ? default_out(sections.front().input.file) : std::filesystem::path(out);
+  for (const auto& s : sections) {
+    std::error_code ec;
+    if (std::filesystem::equivalent(s.input.file, target, ec))
+      throw InputError("--out " + target.string() + ": is one of the inputs; not overwriting it");
+  }
+  if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path());
 
   report::PlotOptions options;
   options.python = python;

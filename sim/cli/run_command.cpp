@@ -2,8 +2,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <system_error>
 #include <iostream>
@@ -12,27 +10,12 @@
 
 #include "sim/cli/cli_parse.h"
 #include "sim/cli/command_registry.h"
+#include "sim/cli/output_dir.h"
 #include "sim/core/errors.h"
 #include "sim/results/results_table.h"
 #include "sim/results/results_writer.h"
 #include "sim/run/scenario_runner.h"
 
-namespace {
-
-// Creates `dir` if needed and checks that files can be created in it;
-// throws InputError naming it otherwise.
-void check_results_dir(const std::filesystem::path& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec || !std::filesystem::is_directory(dir)) {
-    throw flashsim::InputError("results folder '" + dir.string() + "': cannot create it" + (ec ? ": " + ec.message() : ": not a directory"));
-  }
-  if (access(dir.c_str(), W_OK | X_OK) != 0) {
-    throw flashsim::InputError("results folder '" + dir.string() + "': not writable: " + std::strerror(errno));
-  }
-}
-
-}  // namespace
 
 namespace flashsim::cli {
 
@@ -66,7 +49,7 @@ void run_document(const ScenarioDocument& document, const std::string& out, bool
   // The results folder is checked before the simulation, not after it.
   const Scenario first = document.resolve(document.points().front());
   const std::string dir = out.empty() ? first.outputs.dir : several ? out + "/" + first.name : out;
-  check_results_dir(dir);
+  check_output_dir(dir);
   const ScenarioResults results = run_scenario(document, options);
   print_results_tables(std::cout, results);
   const ResultsPaths paths = write_results(dir, results);

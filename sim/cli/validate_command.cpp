@@ -9,6 +9,7 @@
 
 #include "sim/cli/cli_parse.h"
 #include "sim/cli/command_registry.h"
+#include "sim/cli/output_dir.h"
 #include "sim/core/errors.h"
 #include "sim/validate/validation_output.h"
 #include "sim/validate/validation_runner.h"
@@ -44,7 +45,7 @@ int validate_command(int argc, char** argv) {
   app.add_option("-j,--jobs", jobs, "simulator runs in parallel (0: one per core)")->capture_default_str();
   if (!parse_command_line(app, argc, argv)) return 0;
   if (jobs < 0 || jobs > 4096) throw InputError("--jobs: expected 0 to 4096");
-  if (repeats < 0 || repeats > 1000) throw InputError("--repeats: expected 1 to 1000");
+  if (repeats < 0 || repeats > 1000) throw InputError("--repeats: expected 1 to 1000 (0: the suite's)");
   o.hw = hw == "live" ? HwSource::live : hw == "recorded" ? HwSource::recorded : hw == "none" ? HwSource::none : HwSource::automatic;
   o.repeats = static_cast<unsigned>(repeats);
   o.jobs = static_cast<unsigned>(jobs);
@@ -54,9 +55,10 @@ int validate_command(int argc, char** argv) {
 
   ValidationSuite suite = load_validation_suite(suite_file);
   if (!profile.empty()) set_suite_profile(suite, profile);
+  const std::filesystem::path dir = out.empty() ? std::filesystem::path("flashsim-results/validate") / suite.name : std::filesystem::path(out);
+  check_output_dir(dir);  // before the runs, not after them
   const ValidationReport report = run_validation(suite, o, &std::cerr);
   print_validation(std::cout, report);
-  const std::filesystem::path dir = out.empty() ? std::filesystem::path("flashsim-results/validate") / suite.name : std::filesystem::path(out);
   std::cout << "results: " << write_validation_json(dir, report).string() << "\n";
   if (o.record) std::cout << "baseline: " << report.baseline_file << "\n";
   return report.passed() ? 0 : 3;

@@ -56,6 +56,28 @@ HwReplayKnobs replay_from(const json& j) {
   return k;
 }
 
+bool is_gpu_uuid(const std::string& s) {
+  // GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx (nvidia-smi, NVML)
+  if (s.size() != 40 || !s.starts_with("GPU-")) return false;
+  for (std::size_t i = 4; i < s.size(); ++i) {
+    const bool dash = i == 12 || i == 17 || i == 22 || i == 27;
+    if (dash ? s[i] != '-' : !std::isxdigit(static_cast<unsigned char>(s[i]))) return false;
+  }
+  return true;
+}
+
+bool is_iso_utc(const std::string& s) {
+  // YYYY-MM-DDTHH:MM:SSZ
+  if (s.size() != 20) return false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    const bool ok = i == 4 || i == 7 ? c == '-' : i == 10 ? c == 'T' : i == 13 || i == 16 ? c == ':' : i == 19 ? c == 'Z'
+                                                                                                           : std::isdigit(static_cast<unsigned char>(c)) != 0;
+    if (!ok) return false;
+  }
+  return true;
+}
+
 bool is_hex40(const std::string& s) {
   return s.size() == 40 && std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
 }
@@ -120,21 +142,43 @@ std::string suite_entry_fingerprint(const ValidationSuite& suite, const SuiteEnt
   return content_fingerprint(text);
 }
 
+std::string entry_inputs_fingerprint(const SuiteEntry& entry) {
+  const ScenarioDocument doc = entry.document();
+  const Scenario sc = doc.resolve(doc.points().front());
+  std::string text;
+  const WorkloadSpec& w = sc.workload;
+  if (w.generated) {
+    for (const auto& [key, value] : w.generator_params) {
+      std::error_code ec;
+      const std::filesystem::path p(value);
+      if (value.empty() || !p.is_absolute() || !std::filesystem::is_regular_file(p, ec)) continue;
+      if (std::filesystem::file_size(p, ec) > (16u << 20)) continue;
+      text += key + "=" + read_text_file(p, p.string()) + "\n";
+    }
+  } else if (w.builtin) {
+    text += "builtin=" + w.builtin_name + "\n";
+  } else {
+    std::error_code ec;
+    text += "trace=" + w.path.filename().string() + " " + std::to_string(std::filesystem::file_size(w.path, ec)) + "\n";
+  }
+  return content_fingerprint(text);
+}
+
 void check_provenance(const BaselineProvenance& p, const std::string& where) {
   auto fail = [&](const std::string& field, const std::string& why) {
     throw InputError(where + ": provenance." + field + ": " + why + " (a baseline without provenance is refused)");
   };
   if (!is_hex40(p.commit)) fail("commit", "expected the 40 hex digits of the commit that recorded it, got '" + p.commit + "'");
   if (p.device.name.empty()) fail("device.name", "missing");
-  if (!p.device.uuid.starts_with("GPU-") || p.device.uuid.size() < 12) fail("device.uuid", "expected GPU-..., got '" + p.device.uuid + "'");
+  if (!is_gpu_uuid(p.device.uuid)) fail("device.uuid", "expected GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx, got '" + p.device.uuid + "'");
   if (p.device.driver_version.empty()) fail("device.driver_version", "missing");
   if (p.device.sm_clock_mhz == 0) fail("device.sm_clock_mhz", "missing (0)");
   if (p.device.memory_clock_mhz == 0) fail("device.memory_clock_mhz", "missing (0)");
   if (p.profile_name.empty()) fail("profile.name", "missing");
   if (p.profile_text.empty()) fail("profile.text", "missing (the calibrated profile, verbatim)");
   if (content_fingerprint(p.profile_text) != p.profile_fingerprint) fail("profile.fingerprint", "does not match profile.text");
-  if (p.repeats < 1) fail("repeats", "expected >= 1");
-  if (p.date_utc.empty()) fail("date_utc", "missing");
+  if (p.repeats < 5) fail("repeats", "expected >= 5 (each figure is a median of at least 5 repeats)");
+  if (!is_iso_utc(p.date_utc)) fail("date_utc", "expected YYYY-MM-DDTHH:MM:SSZ, got '" + p.date_utc + "'");
 }
 
 Baseline read_baseline(const std::filesystem::path& file) {
@@ -163,30 +207,41 @@ Baseline read_baseline(const std::filesystem::path& file) {
     b.provenance.profile_text = prof.value("text", "");
     b.provenance.repeats = p.value("repeats", 0u);
     check_provenance(b.provenance, where);
+    if (!j.contains("entries") || !j.at("entries").is_array()) throw InputError(where + ": entries: expected a list");
+    std::size_t index = 0;
     for (const json& e : j.at("entries")) {
-      BaselineEntry be;
-      be.name = e.at("name").get<std::string>();
-      be.scenario_fingerprint = e.value("scenario_fingerprint", "");
-      be.replay = replay_from(e.value("replay", json::object()));
-      be.tokens = e.value("tokens", std::uint64_t{0});
-      be.accesses = e.value("accesses", std::uint64_t{0});
-      be.footprint_bytes = e.value("footprint_bytes", ByteCount{0});
-      be.capacity_bytes = e.value("capacity_bytes", ByteCount{0});
-      for (const auto& [name, m] : e.at("metrics").items()) {
-        MeasuredValue v;
-        v.median = m.at("median").get<double>();
-        v.min = m.at("min").get<double>();
-        v.max = m.at("max").get<double>();
-        v.values = m.value("values", std::vector<double>{});
-        if (v.values.size() < b.provenance.repeats)
-          throw InputError(where + ": entry '" + be.name + "' metric '" + name + "': " + std::to_string(v.values.size()) +
-                           " values, provenance says " + std::to_string(b.provenance.repeats) + " repeats");
-        be.metrics.emplace(name, std::move(v));
+      const std::string at = where + ": entries[" + std::to_string(index++) + "]" +
+                             (e.is_object() && e.contains("name") && e.at("name").is_string() ? " ('" + e.at("name").get<std::string>() + "')" : "");
+      try {
+        BaselineEntry be;
+        be.name = e.at("name").get<std::string>();
+        be.scenario_fingerprint = e.value("scenario_fingerprint", "");
+        be.inputs_fingerprint = e.value("inputs_fingerprint", "");
+        be.replay = replay_from(e.value("replay", json::object()));
+        be.tokens = e.value("tokens", std::uint64_t{0});
+        be.accesses = e.value("accesses", std::uint64_t{0});
+        be.footprint_bytes = e.value("footprint_bytes", ByteCount{0});
+        be.capacity_bytes = e.value("capacity_bytes", ByteCount{0});
+        for (const auto& [name, m] : e.at("metrics").items()) {
+          MeasuredValue v;
+          v.median = m.at("median").get<double>();
+          v.min = m.at("min").get<double>();
+          v.max = m.at("max").get<double>();
+          v.values = m.value("values", std::vector<double>{});
+          if (v.values.size() < b.provenance.repeats)
+            throw InputError(at + ": metric '" + name + "': " + std::to_string(v.values.size()) + " values, provenance says " +
+                             std::to_string(b.provenance.repeats) + " repeats");
+          if (!(v.min <= v.median && v.median <= v.max))
+            throw InputError(at + ": metric '" + name + "': expected min <= median <= max");
+          be.metrics.emplace(name, std::move(v));
+        }
+        if (be.metrics.empty()) throw InputError(at + ": no metrics");
+        be.series = series_from(e.value("series", json()));
+        if (b.find(be.name)) throw InputError(at + ": appears twice");
+        b.entries.push_back(std::move(be));
+      } catch (const json::exception& x) {
+        throw InputError(at + ": " + x.what());
       }
-      if (be.metrics.empty()) throw InputError(where + ": entry '" + be.name + "' has no metrics");
-      be.series = series_from(e.value("series", json()));
-      if (b.find(be.name)) throw InputError(where + ": entry '" + be.name + "' appears twice");
-      b.entries.push_back(std::move(be));
     }
     return b;
   } catch (const json::exception& e) {
@@ -217,6 +272,7 @@ void write_baseline(const std::filesystem::path& file, const Baseline& b) {
       metrics[name] = json{{"median", v.median}, {"min", v.min}, {"max", v.max}, {"values", v.values}};
     entries.push_back(json{{"name", e.name},
                            {"scenario_fingerprint", e.scenario_fingerprint},
+                           {"inputs_fingerprint", e.inputs_fingerprint},
                            {"replay", replay_json(e.replay)},
                            {"tokens", e.tokens},
                            {"accesses", e.accesses},

@@ -37,6 +37,7 @@ MeasuredValue summarize_repeats(std::vector<double> values);
 struct BaselineEntry {
   std::string name;
   std::string scenario_fingerprint;  ///< suite_entry_fingerprint at recording time
+  std::string inputs_fingerprint;    ///< entry_inputs_fingerprint at recording time (empty in older baselines: not checked)
   HwReplayKnobs replay;
   std::uint64_t tokens = 0;
   std::uint64_t accesses = 0;
@@ -80,10 +81,18 @@ std::string content_fingerprint(std::string_view text);
 /// does not invalidate the recording).
 std::string suite_entry_fingerprint(const ValidationSuite& suite, const SuiteEntry& entry);
 
+/// What identifies the files an entry's scenario reads besides itself: the
+/// contents of generator parameters that name files (model config.json,
+/// routing and transition tables), a builtin trace's name, a trace file's
+/// name and size (not its bytes: traces are large). Paths are not part of it,
+/// so it is the same on every machine.
+std::string entry_inputs_fingerprint(const SuiteEntry& entry);
+
 /// Throws InputError naming `where` and the first missing or malformed
-/// provenance field (commit not 40 hex digits, empty device name / UUID /
-/// driver version, zero clocks, empty profile name or text, a profile text
-/// whose fingerprint differs, repeats < 1).
+/// provenance field (commit not 40 hex digits, device name empty, UUID not
+/// GPU-8-4-4-4-12 hex, driver version empty, zero clocks, date not
+/// YYYY-MM-DDTHH:MM:SSZ, empty profile name or text, a profile text whose
+/// fingerprint differs, repeats < 5).
 void check_provenance(const BaselineProvenance& provenance, const std::string& where);
 
 /// Reads a baseline file; refuses (InputError naming the file and field)

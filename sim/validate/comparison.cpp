@@ -49,7 +49,7 @@ bool EntryComparison::passed() const {
 std::optional<double> pearson_r(const std::vector<double>& x, const std::vector<double>& y) {
   if (x.size() != y.size()) throw Error("pearson_r: sizes differ");
   const std::size_t n = x.size();
-  if (n < 2) return std::nullopt;
+  if (n < 3) return std::nullopt;  // two points always correlate perfectly
   double mx = 0, my = 0;
   for (std::size_t i = 0; i < n; ++i) mx += x[i], my += y[i];
   mx /= static_cast<double>(n);

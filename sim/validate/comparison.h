@@ -53,13 +53,14 @@ struct MetricSummary {
   std::string role;                  ///< "all", "fit", "holdout"
   std::size_t n = 0;                 ///< judged rows
   double mae_pct = 0.0;              ///< mean of rel_error, %
-  std::optional<double> pearson_r;   ///< empty for n < 2 or zero variance
+  std::optional<double> pearson_r;   ///< empty for n < 3 or zero variance
   bool pearson_log10 = false;        ///< computed on log10 values (span > log_span, all > 0)
   std::size_t under_10pct = 0;
   double max_rel_error = 0.0;
 };
 
-/// Pearson correlation of paired values; empty for n < 2 or zero variance.
+/// Pearson correlation of paired values; empty for n < 3 (two points
+/// correlate perfectly) or zero variance.
 /// Throws Error when the sizes differ.
 std::optional<double> pearson_r(const std::vector<double>& x, const std::vector<double>& y);
 

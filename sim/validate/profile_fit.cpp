@@ -15,6 +15,8 @@
 namespace flashsim {
 namespace {
 
+constexpr const char* kFittedHeader = "# Fitted by `flashsim calibrate --fit ";
+
 std::string number(double v, int digits = 6) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*g", digits, v);
@@ -223,12 +225,35 @@ FitResult fit_profile(const ValidationSuite& suite, const FitOptions& options, s
   return result;
 }
 
-std::string fitted_profile_yaml(const ValidationSuite& suite, const FitResult& r, const std::string& name) {
+void check_profile_name(const std::string& name) {
+  const bool ok = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+  });
+  if (!ok) throw InputError("--name '" + name + "': use letters, digits, '.', '_' and '-'");
+}
+
+void check_fit_output(const ValidationSuite& suite, const std::filesystem::path& out) {
+  namespace fs = std::filesystem;
+  const fs::path target = fs::absolute(out).lexically_normal();
+  if (target == fs::absolute(suite.profile).lexically_normal())
+    throw InputError("--out " + out.string() + ": would overwrite the profile the fit starts from");
+  if (target == fs::absolute(suite.file).lexically_normal()) throw InputError("--out " + out.string() + ": would overwrite the suite");
+  std::error_code ec;
+  if (fs::exists(target, ec)) {
+    if (!fs::is_regular_file(target, ec)) throw InputError("--out " + out.string() + ": exists and is not a file");
+    const std::string text = read_text_file(target, out.string());
+    if (!text.starts_with(kFittedHeader))
+      throw InputError("--out " + out.string() + ": exists and was not written by `calibrate --fit`; not overwriting it");
+  }
+}
+
+std::string fitted_profile_yaml(const ValidationSuite& suite, const FitResult& r, const std::string& name,
+                                const std::filesystem::path& out) {
   std::map<std::string, std::string> v;
   for (const FitParameter& p : r.parameters) v[p.name] = value_text(p, p.fitted);
   std::ostringstream y;
   const HostInfo host = HostInfo::current();
-  y << "# Fitted by `flashsim calibrate --fit " << suite.file.string() << "` on " << host.date_utc << ":\n"
+  y << kFittedHeader << suite.file.string() << "` on " << host.date_utc << ":\n"
     << "# least squares (Eigen Levenberg-Marquardt over log parameters) of the relative error of\n"
     << "# time per token and stall time on the suite's " << r.fit_entries.size() << " fit entries, against\n"
     << "# " << std::filesystem::path(r.baseline_file).lexically_relative(std::filesystem::current_path()).string() << " (commit " << r.provenance.commit << ", " << r.provenance.device.name << " "
@@ -247,7 +272,10 @@ std::string fitted_profile_yaml(const ValidationSuite& suite, const FitResult& r
     << "name: " << name << "\n"
     << "source: \"flashsim calibrate --fit on " << suite.name << " (" << r.fit_entries.size() << " entries), baseline commit "
     << r.provenance.commit.substr(0, 12) << "\"\n"
-    << "profile: " << suite.profile.stem().string() << "\n";
+    << "profile: "
+    << std::filesystem::absolute(suite.profile).lexically_normal().lexically_relative(
+           std::filesystem::absolute(out).lexically_normal().parent_path()).string()
+    << "\n";
   if (v.count("miss_penalty")) y << "miss_penalty: " << v["miss_penalty"] << "\n";
   const bool t0 = v.count("hit_latency"), t1 = v.count("link_latency") || v.count("link_bandwidth");
   if (t0 || t1) {

@@ -60,10 +60,20 @@ struct FitResult {
 /// unknown parameter name, or a fit entry missing from the baseline.
 FitResult fit_profile(const ValidationSuite& suite, const FitOptions& options, std::ostream* progress);
 
-/// A profile YAML that inherits the suite's profile (`profile: NAME`) and
-/// overrides the fitted values, with a header stating how they were fitted,
-/// on what, and the held-out error.
-std::string fitted_profile_yaml(const ValidationSuite& suite, const FitResult& result, const std::string& name);
+/// A profile YAML to be written at `out` that inherits the suite's profile
+/// (`profile:` its path relative to `out`'s folder, so it cannot resolve to
+/// another file of the same name) and overrides the fitted values, with a
+/// header stating how they were fitted, on what, and the held-out error.
+std::string fitted_profile_yaml(const ValidationSuite& suite, const FitResult& result, const std::string& name,
+                                const std::filesystem::path& out);
+
+/// Throws InputError unless `name` is a usable profile name ([A-Za-z0-9._-]).
+void check_profile_name(const std::string& name);
+
+/// Throws InputError when writing the fitted profile to `out` would destroy
+/// something: the suite file, the profile the fit starts from, or any
+/// existing file that `calibrate --fit` did not write (its first line).
+void check_fit_output(const ValidationSuite& suite, const std::filesystem::path& out);
 
 /// The parameters (initial -> fitted) and the before/after error table.
 void print_fit(std::ostream& out, const FitResult& result);

@@ -79,6 +79,7 @@ BaselineEntry record_entry(const ValidationSuite& suite, const SuiteEntry& entry
   BaselineEntry b;
   b.name = entry.name;
   b.scenario_fingerprint = suite_entry_fingerprint(suite, entry);
+  b.inputs_fingerprint = entry_inputs_fingerprint(entry);
   b.replay = entry.replay;
   b.tokens = simulated.tokens;
   b.footprint_bytes = simulated.run.footprint_bytes;
@@ -162,6 +163,7 @@ ValidationReport run_validation(const ValidationSuite& suite, const ValidationOp
     for (const std::string& name : options.only) {
       const SuiteEntry* e = suite.find(name);
       if (!e) throw InputError("--only '" + name + "': no such entry in " + suite.file.string());
+      if (std::find(entries.begin(), entries.end(), e) != entries.end()) throw InputError("--only '" + name + "': given twice");
       entries.push_back(e);
     }
   }
@@ -216,6 +218,8 @@ ValidationReport run_validation(const ValidationSuite& suite, const ValidationOp
     baseline = read_baseline(report.baseline_file);
     report.provenance = baseline.provenance;
   }
+  if (!live && options.hw != HwSource::none && baseline.suite != suite.name)
+    report.problems.push_back(report.baseline_file + ": recorded for suite '" + baseline.suite + "', not '" + suite.name + "'");
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const SuiteEntry& entry = *entries[i];
     const BaselineEntry* hw = baseline.find(entry.name);
@@ -228,8 +232,27 @@ ValidationReport run_validation(const ValidationSuite& suite, const ValidationOp
                                 hw->scenario_fingerprint + " then, " + suite_entry_fingerprint(suite, entry) +
                                 " now): record it again");
       hw = nullptr;
+    } else if (!live && !hw->inputs_fingerprint.empty() && hw->inputs_fingerprint != entry_inputs_fingerprint(entry)) {
+      report.problems.push_back(entry.name + ": a file its scenario reads (model, table, trace) changed since the baseline was recorded: record it again");
+      hw = nullptr;
+    } else if (!live) {
+      const HwReplayKnobs& a = hw->replay;
+      const HwReplayKnobs& b = entry.replay;
+      if (a.backing != b.backing || a.no_cache != b.no_cache || a.copy_streams != b.copy_streams || a.run_ahead != b.run_ahead)
+        report.problems.push_back(entry.name + ": recorded with replay {backing: " + a.backing + ", run_ahead: " + std::to_string(a.run_ahead) +
+                                  ", copy_streams: " + std::to_string(a.copy_streams) + (a.no_cache ? ", no_cache" : "") +
+                                  "}, the suite says {backing: " + b.backing + ", run_ahead: " + std::to_string(b.run_ahead) +
+                                  ", copy_streams: " + std::to_string(b.copy_streams) + (b.no_cache ? ", no_cache" : "") + "}");
     }
-    report.entries.push_back(compare_entry(suite, entry, simulated[i], hw));
+    EntryComparison c = compare_entry(suite, entry, simulated[i], hw);
+    for (std::size_t m = 0; m < c.rows.size() && hw; ++m) {
+      const MetricSpec& spec = suite.metrics[m];
+      const bool in_scope = spec.scope == MetricScope::all || (spec.scope == MetricScope::demand_only && c.demand_only) ||
+                            (spec.scope == MetricScope::prefetch && !c.demand_only);
+      if (spec.gate && in_scope && !c.rows[m].hw)
+        report.problems.push_back(entry.name + ": the baseline has no '" + spec.name + "' (a gated metric)");
+    }
+    report.entries.push_back(std::move(c));
   }
   report.summary = summarize(suite.metrics, report.entries, suite.log_span);
   return report;

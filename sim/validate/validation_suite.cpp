@@ -76,18 +76,24 @@ MetricSpec parse_metric(const ConfigEntry& entry) {
   if (const ConfigNode* t = spec.find("tolerance")) {
     if (m.kind == ToleranceKind::exact) throw_at(t->pos, "tolerance", "an exact metric takes no tolerance");
     const std::string text = scalar_of(*t, "tolerance");
-    try {
-      m.tolerance = m.kind == ToleranceKind::relative
-                        ? (text.ends_with('%') ? parse_real(text.substr(0, text.size() - 1)) / 100.0 : parse_real(text))
-                        : metric_quantity(*t, m.name, "tolerance");
-    } catch (const InputError& e) {
-      throw_at(t->pos, "tolerance", e.what());
+    if (m.kind == ToleranceKind::relative) {
+      try {
+        m.tolerance = text.ends_with('%') ? parse_real(text.substr(0, text.size() - 1)) / 100.0 : parse_real(text);
+      } catch (const InputError& e) {
+        throw_at(t->pos, "tolerance", e.what());
+      }
+    } else {
+      m.tolerance = metric_quantity(*t, m.name, "tolerance");  // names the position itself
     }
     if (!(m.tolerance > 0.0)) throw_at(t->pos, "tolerance", "must be > 0 (use kind: exact for zero)");
+    if (m.kind == ToleranceKind::relative && !text.ends_with('%') && m.tolerance > 1.0)
+      throw_at(t->pos, "tolerance", "'" + text + "': a relative tolerance is a fraction (0.1) or a percentage (10%)");
+    if (m.kind == ToleranceKind::relative && m.tolerance > 10.0) throw_at(t->pos, "tolerance", "'" + text + "': at most 1000%");
   } else if (m.kind != ToleranceKind::exact) {
     throw_at(spec.pos, "tolerance", "missing (required for kind " + kind + ")");
   }
   if (const ConfigNode* f = spec.find("floor")) {
+    if (m.kind == ToleranceKind::exact) throw_at(f->pos, "floor", "an exact metric takes no floor");
     m.floor = metric_quantity(*f, m.name, "floor");
     if (m.floor < 0.0) throw_at(f->pos, "floor", "must be >= 0");
   }

@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "sim/scenario/hardware_loader.h"
 #include "sim/validate/profile_fit.h"
 #include "tests/support/temp_dir.h"
 
@@ -100,9 +101,18 @@ entries:
     EXPECT_LT(e.mae_pct_after, 1.0) << e.metric << " " << e.role;
   }
   // The profile written inherits the suite's and reads back.
-  write(dir / "fitted.yaml", fitted_profile_yaml(suite, r, "fitted"));
-  const std::string y = fitted_profile_yaml(suite, r, "fitted");
-  EXPECT_NE(y.find("profile: start\n"), std::string::npos) << y;
+  const std::string y = fitted_profile_yaml(suite, r, "fitted", dir / "out" / "fitted.yaml");
+  EXPECT_NE(y.find("profile: ../start.yaml\n"), std::string::npos) << y;  // the file fitted from, not any "start"
+  std::filesystem::create_directories(dir / "out");
+  write(dir / "out" / "fitted.yaml", y);
+  const HardwareProfile loaded = load_hardware_profile((dir / "out" / "fitted.yaml").string());
+  EXPECT_NEAR(static_cast<double>(loaded.tiers.at(0).hit_latency_ns), 2000.0, 40.0);
+  // Writing over the suite, the start profile or a file calibrate did not write is refused.
+  EXPECT_THROW(check_fit_output(suite, dir / "s.yaml"), InputError);
+  EXPECT_THROW(check_fit_output(suite, dir / "start.yaml"), InputError);
+  EXPECT_THROW(check_fit_output(suite, dir / "tiny.yaml"), InputError);
+  EXPECT_NO_THROW(check_fit_output(suite, dir / "out" / "fitted.yaml"));
+  EXPECT_THROW(check_profile_name("my: profile"), InputError);
   EXPECT_NE(y.find("holdout (2)"), std::string::npos) << y;
 
   // Refusals: unknown parameter; a suite without fit entries.

@@ -174,6 +174,9 @@ TEST(ValidateBaseline, RoundTripAndProvenanceRefused) {
   refused([](BaselineProvenance& p) { p.device.driver_version = ""; }, "provenance.device.driver_version");
   refused([](BaselineProvenance& p) { p.device.sm_clock_mhz = 0; }, "provenance.device.sm_clock_mhz");
   refused([](BaselineProvenance& p) { p.profile_text += "x"; }, "provenance.profile.fingerprint");
+  refused([](BaselineProvenance& p) { p.device.uuid = "GPU-zzzz-not-a-uuid"; }, "provenance.device.uuid");
+  refused([](BaselineProvenance& p) { p.date_utc = "yesterday"; }, "provenance.date_utc");
+  refused([](BaselineProvenance& p) { p.repeats = 1; }, "provenance.repeats");
   // Reading refuses a file whose provenance was stripped.
   write(dir / "stripped.json", R"({"schema": "flashsim-baseline/1", "suite": "s", "entries": []})");
   EXPECT_THROW(read_baseline(dir / "stripped.json"), InputError);
@@ -244,6 +247,8 @@ TEST(ValidateSuite, ParsesAndNamesBadInput) {
   expect_suite_error(dir, suite_text("  - name: x y\n    scenario: tiny.yaml\n"), "use letters");
   expect_suite_error(dir, "name: s\nbaseline: b.json\nmetrics: {stall_ns: {kind: relative}}\nentries: []\n", "tolerance");
   expect_suite_error(dir, std::string(t).replace(t.find("baseline"), 8, "baselin"), "unknown key");
+  expect_suite_error(dir, std::string(t).replace(t.find("tolerance: 10%"), 14, "tolerance: 10"), "a fraction (0.1) or a percentage");
+  expect_suite_error(dir, std::string(t).replace(t.find("{kind: exact,"), 13, "{kind: exact, floor: 1,"), "takes no floor");
 }
 
 // Writes a baseline whose hw figures are the simulator's times `scale`.
@@ -256,6 +261,7 @@ void write_scaled_baseline(const ValidationSuite& suite, const std::filesystem::
     BaselineEntry be;
     be.name = e.name;
     be.scenario_fingerprint = suite_entry_fingerprint(suite, e);
+    be.inputs_fingerprint = entry_inputs_fingerprint(e);
     for (const auto& [name, v] : metrics_of(s.run, s.tokens)) {
       const double x = name == "time_per_token_ns" ? v * scale : v;
       be.metrics.emplace(name, summarize_repeats({x, x, x, x, x}));
@@ -290,6 +296,19 @@ TEST(ValidateRun, PassesWithinToleranceFailsOutsideAndNamesStaleEntries) {
   print_validation(table, r);
   EXPECT_NE(table.str().find("lru-50 time_per_token_ns"), std::string::npos) << table.str();
   EXPECT_NE(table.str().find("FAILED"), std::string::npos);
+
+  // Replay options other than the recording's, and a gated metric missing: problems.
+  {
+    Baseline b = read_baseline(dir / "base.json");
+    b.entries[0].replay.run_ahead = 1;  // the suite says the default, 8
+    b.entries[1].metrics.erase("time_per_token_ns");
+    write_baseline(dir / "base.json", b);
+    r = run_validation(suite, o, nullptr);
+    EXPECT_FALSE(r.passed());
+    ASSERT_EQ(r.problems.size(), 2u);
+    EXPECT_NE(r.problems[0].find("lru-50: recorded with replay {backing: pinned, run_ahead: 1"), std::string::npos) << r.problems[0];
+    EXPECT_NE(r.problems[1].find("arc-25: the baseline has no 'time_per_token_ns'"), std::string::npos) << r.problems[1];
+  }
 
   // The scenario changes after recording: the entry is stale, not compared.
   write_scaled_baseline(suite, dir / "base.json", 1.0);
