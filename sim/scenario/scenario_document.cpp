@@ -121,7 +121,8 @@ ScenarioDocument ScenarioDocument::from_text(std::string_view text, const std::s
   }
 
   for (const auto& o : overrides) {
-    const SourcePos where{"--set " + o.path + "=" + to_flow_text(o.value), 0, 0};
+    // An override read from a file (a validation suite's `set:`) keeps its position there.
+    const SourcePos where = o.value.pos.line > 0 ? o.value.pos : SourcePos{"--set " + o.path + "=" + to_flow_text(o.value), 0, 0};
     if (o.path.starts_with("sweep.")) {
       SweepAxis axis = parse_axis(o.path.substr(6), where, o.value);
       auto it = std::find_if(doc.sweep_.begin(), doc.sweep_.end(), [&](const SweepAxis& a) { return a.path == axis.path; });

@@ -98,6 +98,10 @@ void print_validation(std::ostream& out, const ValidationReport& report) {
             << "\n";
       }
   for (const std::string& p : report.problems) out << "problem: " << p << "\n";
+  if (report.hw_source == "none") {
+    out << "\nsimulator only (--hw none): nothing compared\n";
+    return;
+  }
   out << "\n" << (report.passed() ? "PASSED" : "FAILED") << ": " << failures << " rows out of tolerance, " << report.problems.size()
       << " problems\n";
 }
