@@ -27,19 +27,29 @@ RunSeries series_from(const json& j) {
   return s;
 }
 
+// j.value(key, def), with a type error naming the key.
+template <class T>
+T field(const json& j, const char* key, T def) {
+  try {
+    return j.value(key, def);
+  } catch (const json::exception&) {
+    throw InputError(std::string("key '") + key + "' has the wrong type (" + j.at(key).type_name() + ")");
+  }
+}
+
 DeviceIdentity device_from(const json& j) {
   DeviceIdentity d;
-  d.name = j.value("name", "");
-  d.uuid = j.value("uuid", "");
-  d.driver_version = j.value("driver_version", "");
-  d.cuda_driver_version = j.value("cuda_driver_version", 0);
-  d.pci_bus_id = j.value("pci_bus_id", "");
-  d.sm_clock_mhz = j.value("sm_clock_mhz", 0u);
-  d.memory_clock_mhz = j.value("memory_clock_mhz", 0u);
-  d.sm_clock_max_mhz = j.value("sm_clock_max_mhz", 0u);
-  d.memory_clock_max_mhz = j.value("memory_clock_max_mhz", 0u);
-  d.sm_clock_application_mhz = j.value("sm_clock_application_mhz", 0u);
-  d.source = j.value("source", "");
+  d.name = field<std::string>(j, "name", "");
+  d.uuid = field<std::string>(j, "uuid", "");
+  d.driver_version = field<std::string>(j, "driver_version", "");
+  d.cuda_driver_version = field(j, "cuda_driver_version", 0);
+  d.pci_bus_id = field<std::string>(j, "pci_bus_id", "");
+  d.sm_clock_mhz = field(j, "sm_clock_mhz", 0u);
+  d.memory_clock_mhz = field(j, "memory_clock_mhz", 0u);
+  d.sm_clock_max_mhz = field(j, "sm_clock_max_mhz", 0u);
+  d.memory_clock_max_mhz = field(j, "memory_clock_max_mhz", 0u);
+  d.sm_clock_application_mhz = field(j, "sm_clock_application_mhz", 0u);
+  d.source = field<std::string>(j, "source", "");
   return d;
 }
 
@@ -195,6 +205,18 @@ Baseline read_baseline(const std::filesystem::path& file) {
     b.suite = j.value("suite", "");
     if (!j.contains("provenance")) throw InputError(where + ": no provenance (a baseline without provenance is refused)");
     const json& p = j.at("provenance");
+    try {
+      (void)device_from(p.value("device", json::object()));
+    } catch (const InputError& x) {
+      throw InputError(where + ": provenance.device: " + x.what());
+    }
+    try {
+      (void)field(p, "repeats", 0u);
+      (void)field<std::string>(p, "commit", "");
+      (void)field<std::string>(p, "date_utc", "");
+    } catch (const InputError& x) {
+      throw InputError(where + ": provenance: " + x.what());
+    }
     b.provenance.commit = p.value("commit", "");
     b.provenance.tool_version = p.value("tool_version", "");
     b.provenance.date_utc = p.value("date_utc", "");

@@ -234,11 +234,27 @@ void check_profile_name(const std::string& name) {
 
 void check_fit_output(const ValidationSuite& suite, const std::filesystem::path& out) {
   namespace fs = std::filesystem;
-  const fs::path target = fs::absolute(out).lexically_normal();
-  if (target == fs::absolute(suite.profile).lexically_normal())
-    throw InputError("--out " + out.string() + ": would overwrite the profile the fit starts from");
-  if (target == fs::absolute(suite.file).lexically_normal()) throw InputError("--out " + out.string() + ": would overwrite the suite");
   std::error_code ec;
+  const fs::path target = fs::absolute(out).lexically_normal();
+  auto same = [&](const fs::path& p) { return fs::equivalent(target, p, ec) || target == fs::absolute(p).lexically_normal(); };
+  if (same(suite.file)) throw InputError("--out " + out.string() + ": would overwrite the suite");
+  // The start profile and every file it inherits from (links resolved): writing
+  // over one of them would lose it or make the chain a cycle.
+  fs::path profile = suite.profile;
+  for (int depth = 0; depth < 16 && !profile.empty(); ++depth) {
+    if (same(profile)) throw InputError("--out " + out.string() + ": would overwrite " + profile.string() + ", which the fit's start profile is or inherits from");
+    const ConfigNode tree = parse_yaml_file(profile);
+    const ConfigNode* parent = tree.find("profile");
+    fs::path next;
+    if (parent && parent->is_scalar()) {
+      for (const fs::path& c : {profile.parent_path() / parent->scalar, profile.parent_path() / (parent->scalar + ".yaml")})
+        if (fs::is_regular_file(c, ec)) {
+          next = c;
+          break;
+        }
+    }
+    profile = next;
+  }
   if (fs::exists(target, ec)) {
     if (!fs::is_regular_file(target, ec)) throw InputError("--out " + out.string() + ": exists and is not a file");
     const std::string text = read_text_file(target, out.string());

@@ -113,6 +113,14 @@ entries:
   EXPECT_THROW(check_fit_output(suite, dir / "tiny.yaml"), InputError);
   EXPECT_NO_THROW(check_fit_output(suite, dir / "out" / "fitted.yaml"));
   EXPECT_THROW(check_profile_name("my: profile"), InputError);
+  // A second fit starting from the first may not write over the first (its parent): no cycle.
+  ValidationSuite second = suite;
+  set_suite_profile(second, dir / "out" / "fitted.yaml");
+  write(dir / "out" / "g.yaml", fitted_profile_yaml(second, r, "g", dir / "out" / "g.yaml"));
+  ValidationSuite third = suite;
+  set_suite_profile(third, dir / "out" / "g.yaml");
+  EXPECT_THROW(check_fit_output(third, dir / "out" / "fitted.yaml"), InputError);
+  EXPECT_THROW(check_fit_output(third, dir / "start.yaml"), InputError);
   EXPECT_NE(y.find("holdout (2)"), std::string::npos) << y;
 
   // Refusals: unknown parameter; a suite without fit entries.
