@@ -53,6 +53,32 @@ DeviceIdentity device_from(const json& j) {
   return d;
 }
 
+// The provenance object; errors say ".device: key ..." or ": key ..." (the
+// caller prefixes "FILE: provenance").
+BaselineProvenance provenance_from(const json& p) {
+  BaselineProvenance v;
+  try {
+    v.device = device_from(p.value("device", json::object()));
+  } catch (const InputError& x) {
+    throw InputError(std::string(".device: ") + x.what());
+  }
+  try {
+    v.commit = field<std::string>(p, "commit", "");
+    v.tool_version = field<std::string>(p, "tool_version", "");
+    v.date_utc = field<std::string>(p, "date_utc", "");
+    v.host = field<std::string>(p, "host", "");
+    const json prof = p.value("profile", json::object());
+    v.profile_name = field<std::string>(prof, "name", "");
+    v.profile_file = field<std::string>(prof, "file", "");
+    v.profile_fingerprint = field<std::string>(prof, "fingerprint", "");
+    v.profile_text = field<std::string>(prof, "text", "");
+    v.repeats = field(p, "repeats", 0u);
+  } catch (const InputError& x) {
+    throw InputError(std::string(": ") + x.what());
+  }
+  return v;
+}
+
 json replay_json(const HwReplayKnobs& k) {
   return json{{"backing", k.backing}, {"no_cache", k.no_cache}, {"copy_streams", k.copy_streams}, {"run_ahead", k.run_ahead}};
 }
@@ -206,28 +232,10 @@ Baseline read_baseline(const std::filesystem::path& file) {
     if (!j.contains("provenance")) throw InputError(where + ": no provenance (a baseline without provenance is refused)");
     const json& p = j.at("provenance");
     try {
-      (void)device_from(p.value("device", json::object()));
+      b.provenance = provenance_from(p);
     } catch (const InputError& x) {
-      throw InputError(where + ": provenance.device: " + x.what());
+      throw InputError(where + ": provenance" + x.what());
     }
-    try {
-      (void)field(p, "repeats", 0u);
-      (void)field<std::string>(p, "commit", "");
-      (void)field<std::string>(p, "date_utc", "");
-    } catch (const InputError& x) {
-      throw InputError(where + ": provenance: " + x.what());
-    }
-    b.provenance.commit = p.value("commit", "");
-    b.provenance.tool_version = p.value("tool_version", "");
-    b.provenance.date_utc = p.value("date_utc", "");
-    b.provenance.host = p.value("host", "");
-    b.provenance.device = device_from(p.value("device", json::object()));
-    const json prof = p.value("profile", json::object());
-    b.provenance.profile_name = prof.value("name", "");
-    b.provenance.profile_file = prof.value("file", "");
-    b.provenance.profile_fingerprint = prof.value("fingerprint", "");
-    b.provenance.profile_text = prof.value("text", "");
-    b.provenance.repeats = p.value("repeats", 0u);
     check_provenance(b.provenance, where);
     if (!j.contains("entries") || !j.at("entries").is_array()) throw InputError(where + ": entries: expected a list");
     std::size_t index = 0;

@@ -17,4 +17,9 @@ void register_hw_backend(const IHwBackend* backend) {
 
 const IHwBackend* hw_backend() { return slot(); }
 
+std::string to_string(const HwReplayKnobs& k) {
+  return "{backing: " + k.backing + ", run_ahead: " + std::to_string(k.run_ahead) + ", copy_streams: " + std::to_string(k.copy_streams) +
+         (k.no_cache ? ", no_cache" : "") + "}";
+}
+
 }  // namespace flashsim

@@ -38,7 +38,11 @@ struct HwReplayKnobs {
   unsigned copy_streams = 1;
   unsigned run_ahead = 8;
   int device = 0;
+  bool operator==(const HwReplayKnobs&) const = default;
 };
+
+/// "{backing: pinned, run_ahead: 8, copy_streams: 1[, no_cache]}" (the device is not part of it).
+std::string to_string(const HwReplayKnobs& knobs);
 
 /// One replay of a scenario document on the GPU, in the simulator's schema.
 struct HwReplayOutcome {

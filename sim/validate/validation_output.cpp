@@ -86,17 +86,14 @@ void print_validation(std::ostream& out, const ValidationReport& report) {
   }
   std::size_t failures = 0;
   for (const EntryComparison& e : report.entries)
-    for (const ComparisonRow& r : e.rows)
-      if (r.gated && !r.passed) {
-        if (failures++ == 0) out << "\nout of tolerance:\n";
-        out << "  " << e.name << " " << r.metric << ": sim " << format_metric_value(r.metric, r.sim) << ", hw "
-            << format_metric_value(r.metric, *r.hw) << ", error " << fixed(100.0 * r.rel_error, 2) << "% (abs "
-            << format_metric_value(r.metric, r.abs_error) << "), tolerance "
-            << tolerance_text(*std::find_if(suite.metrics.begin(), suite.metrics.end(),
-                                            [&](const MetricSpec& s) { return s.name == r.metric; }),
-                              r)
-            << "\n";
-      }
+    for (std::size_t m = 0; m < e.rows.size(); ++m) {  // rows are in suite metric order
+      const ComparisonRow& r = e.rows[m];
+      if (!r.gated || r.passed) continue;
+      if (failures++ == 0) out << "\nout of tolerance:\n";
+      out << "  " << e.name << " " << r.metric << ": sim " << format_metric_value(r.metric, r.sim) << ", hw "
+          << format_metric_value(r.metric, *r.hw) << ", error " << fixed(100.0 * r.rel_error, 2) << "% (abs "
+          << format_metric_value(r.metric, r.abs_error) << "), tolerance " << tolerance_text(suite.metrics[m], r) << "\n";
+    }
   for (const std::string& p : report.problems) out << "problem: " << p << "\n";
   if (report.hw_source == "none") {
     out << "\nsimulator only (--hw none): nothing compared\n";

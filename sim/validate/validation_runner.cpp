@@ -124,14 +124,12 @@ EntryComparison compare_entry(const ValidationSuite& suite, const SuiteEntry& en
   e.accesses = simulated.run.result.metrics.total.accesses;
   const MetricValues sim = metrics_of(simulated.run, simulated.tokens);
   for (const MetricSpec& spec : suite.metrics) {
-    const bool in_scope = spec.scope == MetricScope::all || (spec.scope == MetricScope::demand_only && e.demand_only) ||
-                          (spec.scope == MetricScope::prefetch && !e.demand_only);
     const MeasuredValue* measured = nullptr;
     if (hw) {
       const auto it = hw->metrics.find(spec.name);
       if (it != hw->metrics.end()) measured = &it->second;
     }
-    e.rows.push_back(compare_metric(spec, sim.at(spec.name), measured, in_scope));
+    e.rows.push_back(compare_metric(spec, sim.at(spec.name), measured, metric_applies(spec, e.demand_only)));
   }
   e.sim_series = series_of(simulated.run);
   if (hw) e.hw_series = hw->series;
@@ -236,20 +234,14 @@ ValidationReport run_validation(const ValidationSuite& suite, const ValidationOp
       report.problems.push_back(entry.name + ": a file its scenario reads (model, table, trace) changed since the baseline was recorded: record it again");
       hw = nullptr;
     } else if (!live) {
-      const HwReplayKnobs& a = hw->replay;
-      const HwReplayKnobs& b = entry.replay;
-      if (a.backing != b.backing || a.no_cache != b.no_cache || a.copy_streams != b.copy_streams || a.run_ahead != b.run_ahead)
-        report.problems.push_back(entry.name + ": recorded with replay {backing: " + a.backing + ", run_ahead: " + std::to_string(a.run_ahead) +
-                                  ", copy_streams: " + std::to_string(a.copy_streams) + (a.no_cache ? ", no_cache" : "") +
-                                  "}, the suite says {backing: " + b.backing + ", run_ahead: " + std::to_string(b.run_ahead) +
-                                  ", copy_streams: " + std::to_string(b.copy_streams) + (b.no_cache ? ", no_cache" : "") + "}");
+      if (!(hw->replay == entry.replay))
+        report.problems.push_back(entry.name + ": recorded with replay " + to_string(hw->replay) + ", the suite says " +
+                                  to_string(entry.replay));
     }
     EntryComparison c = compare_entry(suite, entry, simulated[i], hw);
     for (std::size_t m = 0; m < c.rows.size() && hw; ++m) {
       const MetricSpec& spec = suite.metrics[m];
-      const bool in_scope = spec.scope == MetricScope::all || (spec.scope == MetricScope::demand_only && c.demand_only) ||
-                            (spec.scope == MetricScope::prefetch && !c.demand_only);
-      if (spec.gate && in_scope && !c.rows[m].hw)
+      if (spec.gate && metric_applies(spec, c.demand_only) && !c.rows[m].hw)
         report.problems.push_back(entry.name + ": the baseline has no '" + spec.name + "' (a gated metric)");
     }
     report.entries.push_back(std::move(c));

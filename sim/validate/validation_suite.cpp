@@ -145,6 +145,10 @@ const std::vector<std::string>& validation_metric_names() {
   return names;
 }
 
+bool metric_applies(const MetricSpec& spec, bool demand_only) {
+  return spec.scope == MetricScope::all || (spec.scope == MetricScope::demand_only) == demand_only;
+}
+
 std::string to_string(ToleranceKind kind) {
   switch (kind) {
     case ToleranceKind::relative: return "relative";

@@ -40,6 +40,9 @@ struct MetricSpec {
   MetricScope scope = MetricScope::all;
 };
 
+/// True when `spec` judges an entry that is (or is not) demand-only.
+bool metric_applies(const MetricSpec& spec, bool demand_only);
+
 /// One scenario of the suite: a scenario file with overrides that must
 /// resolve to exactly one run (one sweep point, one policy).
 struct SuiteEntry {
