@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "sim/core/units.h"
-#include "sim/policy/i_eviction_policy.h"  // AccessOp
+#include "traces/access_op.h"
 
 namespace flashsim {
 

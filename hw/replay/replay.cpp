@@ -9,20 +9,13 @@
 
 #include "hw/cuda_check.h"
 #include "hw/replay/pattern_write.h"
-#include "sim/cache/fast_tier.h"
-#include "sim/cache/pinning.h"
+#include "hw/replay/replay_driver.h"
 #include "sim/core/errors.h"
 #include "sim/core/hash_map.h"
 #include "traces/trace_formats.h"
 
 namespace flashsim::hw {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-std::int64_t host_ns(Clock::time_point t, Clock::time_point origin) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(t - origin).count();
-}
 
 /// Space freed by an eviction whose last reader (access last_reader - 1;
 /// 0 = none) may still be running, or whose write-back (D2H of a dirty
@@ -35,29 +28,13 @@ struct Fence {
   cudaEvent_t write_back = nullptr;  ///< end of the write-back; null when none (or known done)
 };
 
-/// A copy in flight (demand or prefetch), with its timing events.
-struct Copy {
+/// A copy's timing events (CopyId indexes them).
+struct CopyEvents {
   cudaEvent_t start = nullptr;
   cudaEvent_t end = nullptr;
-  BlockIndex block = 0;
   ByteCount bytes = 0;
-  Nanoseconds decided_ns = 0;        ///< decision clock of the fetch decision
-  std::uint64_t access_index = 0;    ///< the access whose decision issued it
   bool prefetch = false;
-  bool arrived = false;  ///< the tier was told (on_arrival)
 };
-
-// Per-block flags (the engine's, sim/engine/engine.cpp).
-constexpr std::uint8_t kPrefetched = 1;  // brought in by a prefetch, not yet accessed
-constexpr std::uint8_t kDirty = 2;       // written while in the fast tier: written back when it leaves
-constexpr std::uint8_t kEverHeld = 4;    // has held space in the fast tier, or been accessed
-constexpr std::uint8_t kHeld = 8;        // a KV page held in use for its running request (kv_resident)
-
-constexpr std::uint32_t kNoRequestIndex = 0xFFFFFFFFu;
-
-// Per-access write kind (ReplayRun counters).
-constexpr std::uint8_t kWriteAllocated = 1;    // KV append to a never-held page, allocated in place
-constexpr std::uint8_t kWrittenThrough = 2;    // the same, not admitted: written through to the backing tier
 
 /// RAII owner of the CUDA resources of one replay (freed on every path).
 struct DeviceResources {
@@ -116,183 +93,84 @@ struct DeviceResources {
   }
 };
 
-class Replayer final : public IFastTierView, public IPrefetchActions {
+/// The CUDA backend of the replay driver (hw/replay/replay_driver.h): a
+/// device pool as the fast tier, a host store behind it, copies on copy
+/// streams, consume kernels on one compute stream, fences on reused space.
+class CudaBackend final : public IReplayBackend {
  public:
-  Replayer(ITraceSource& trace, const EngineConfig& config, const ReplayOptions& options)
-      : config_(config), options_(options), meta_(trace.meta()) {
-    load(trace);
-  }
+  CudaBackend(ITraceSource& trace, const EngineConfig& config, const ReplayOptions& options)
+      : config_(config), options_(options), driver_(trace, config, driver_options(options)) {}
 
   ReplayRun run();
 
-  // ---- IFastTierView ----
-  BlockState state(BlockId id) const override {
-    const BlockIndex* b = find(id);
-    return b && tier_ ? tier_->state(*b) : BlockState::absent;
-  }
-  ByteCount capacity_bytes() const override { return tier_ ? tier_->capacity_bytes() : 0; }
-  ByteCount reserved_bytes() const override { return tier_ ? tier_->reserved_bytes() : 0; }
-  Nanoseconds last_access_ns(BlockId id) const override {
-    const BlockIndex* b = find(id);
-    return b ? last_access_ns_[*b] : kNeverNs;
-  }
-  void for_each_resident(const std::function<void(BlockId)>& visit) const override {
-    if (!tier_) return;
-    for (BlockIndex b = 0; b < ids_.size(); ++b) {
-      if (tier_->state(b) == BlockState::resident && !tier_->is_pinned(b)) visit(ids_[b]);
+  // ---- IReplayBackend ----
+  void wait_access_done(std::uint64_t index) override {
+    if (index + 1 > completed_through_) {
+      FLASHSIM_CUDA_CHECK(cudaEventSynchronize(dev_.ring[index % ring_size_]));
+      completed_through_ = index + 1;
     }
   }
-  bool in_next_tier(BlockId) const override { return false; }
-
-  // ---- IPrefetchActions ----
-  bool prefetch(BlockId id) override;
-  bool evict(BlockId id) override;
+  bool copy_done(CopyId id, bool wait) override {
+    const cudaEvent_t end = events_[id].end;
+    if (wait) {
+      FLASHSIM_CUDA_CHECK(cudaEventSynchronize(end));
+      return true;
+    }
+    const cudaError_t q = cudaEventQuery(end);
+    if (q == cudaErrorNotReady) return false;
+    FLASHSIM_CUDA_CHECK(q);
+    return true;
+  }
+  void departed(const Departure& d, std::uint64_t access) override;
+  CopyId fetch(BlockIndex block, ByteCount bytes, const SlotRange& slot, bool prefetch) override;
+  void consume(std::uint64_t index, AccessKind kind, BlockIndex block, const AccessRecord& r, const SlotRange& slot,
+               CopyId wait) override;
 
  private:
-  const BlockIndex* find(BlockId id) const {
-    auto it = index_.find(id);
-    return it == index_.end() ? nullptr : &it->second;
+  static ReplayDriverOptions driver_options(const ReplayOptions& o) {
+    ReplayDriverOptions d;
+    d.no_cache = o.no_cache;
+    d.run_ahead = o.run_ahead;
+    d.prefetcher = o.prefetcher;
+    d.max_accesses = o.max_accesses;
+    return d;
   }
-  void load(ITraceSource& trace);
   void setup_device();
   void setup_l2_mode();
-  void poll_arrivals(bool wait_all);
   void wait_fences(ByteCount offset, ByteCount bytes, cudaStream_t stream);
-  void note_evictions(std::uint64_t access);
-  cudaEvent_t write_back(BlockIndex v, const SlotRange& range);
-  void request_access_done(std::size_t i);
-  void fill_oom_point(std::size_t i, const AccessRecord& r);
   cudaStream_t next_copy_stream() { return dev_.copy[copy_rr_++ % dev_.copy.size()]; }
-  Copy& issue_copy(BlockIndex b, ByteCount bytes, void* dst, bool prefetch);
-  Nanoseconds decision_now(const AccessRecord& r) const {
-    return config_.decision_clock == DecisionClock::engine ? host_ns(Clock::now(), origin_) : r.time_ns;
-  }
+  CopyId issue_copy(BlockIndex b, ByteCount bytes, void* dst, bool prefetch);
   std::uint64_t host_checksum(BlockIndex b, ByteCount bytes);
   void finish(ReplayRun& out);
-  void isolated_decisions(const FastTierSpec& spec, const PinnedSet& pins, ReplayRun& out) const;
 
   const EngineConfig& config_;
   const ReplayOptions& options_;
-  TraceMeta meta_;
-  std::vector<AccessRecord> records_;
-  std::vector<BlockIndex> record_index_;
-  std::vector<std::uint64_t> next_use_;
-  HashMap<BlockId, BlockIndex> index_;
-  std::vector<BlockId> ids_;
-  std::vector<ByteCount> max_bytes_;
+  ReplayDriver driver_;
   std::unique_ptr<HostStore> store_;
-  std::unique_ptr<FastTier> tier_;
-  std::vector<std::unique_ptr<IPrefetcher>> prefetchers_;
-  std::string allocator_;
   ByteCount capacity_ = 0;
 
   DeviceResources dev_;
   std::size_t ring_size_ = 0;
   std::uint64_t completed_through_ = 0;  // accesses [0, completed_through_) have finished on the GPU
   std::vector<Fence> fences_;
-  std::vector<SlotRange> slot_of_;                 // our copy of each block's slot (victims lose theirs)
   std::vector<std::uint64_t> last_reader_;         // per block: last access index + 1 (0 = none)
-  std::vector<Nanoseconds> last_access_ns_;
-  std::vector<std::size_t> inflight_copy_;         // per block: index into copies_ + 1 (0 = none)
-  std::vector<Copy> copies_;
-  std::size_t first_unarrived_ = 0;
-  std::vector<BlockIndex> evicted_;
+  std::vector<cudaEvent_t> written_back_;          // per block: end of its last write-back (a later H2D waits)
+  std::vector<CopyEvents> events_;                 // per CopyId
   std::uint64_t staging_last_[2] = {0, 0};         // last access + 1 that read each staging buffer
   unsigned staging_next_ = 0;
   unsigned copy_rr_ = 0;
-  Clock::time_point origin_;
-  std::uint64_t current_access_ = 0;
-  Nanoseconds current_now_ = 0;
-  ByteCount bytes_prefetched_ = 0;
-  std::uint64_t demand_bypasses_ = 0;
-  Nanoseconds cuda_in_actions_ns_ = 0;  // host time of CUDA calls made inside prefetcher actions
-  std::vector<ByteCount> occupancy_;               // per access, reserved bytes after the decision
-  HashMap<std::uint64_t, std::uint64_t> checksum_memo_;
-
-  // Writes and requests, as the event engine treats them (engine.cpp).
-  std::vector<std::uint8_t> kv_page_;              // per block: catalog kind "kv_page"
-  std::vector<std::uint8_t> flags_;                // per block: kPrefetched | kDirty | kEverHeld | kHeld
-  std::vector<ByteCount> held_bytes_;              // per block: bytes when it was admitted
-  std::vector<cudaEvent_t> written_back_;          // per block: end of its last write-back (a later H2D waits)
-  std::vector<std::uint8_t> write_kind_;           // per access: 0, kWriteAllocated, kWrittenThrough
-  std::vector<ByteCount> written_back_bytes_;      // per access: slot bytes of dirty blocks its decisions evicted
-  std::vector<std::uint32_t> request_of_;          // per access: dense request index or kNoRequestIndex
-  std::vector<std::uint64_t> request_remaining_;   // per request: accesses not yet done
-  std::vector<std::vector<BlockIndex>> request_kv_;  // per request: pages it write-allocated (freed at its end)
   std::uint64_t write_backs_ = 0;
-  std::uint64_t prefetches_ = 0, prefetch_timely_ = 0, prefetch_late_ = 0, prefetch_unused_ = 0;
-  std::size_t oom_access_ = ~std::size_t{0};
-  OutOfMemoryPoint oom_;
+  unsigned long long anchor_gpu_ns_ = 0;
+  bool hold_until_time_ = false;
+  HashMap<std::uint64_t, std::uint64_t> checksum_memo_;
 };
 
-void Replayer::load(ITraceSource& trace) {
-  std::vector<AccessRecord> chunk(16384);
-  trace.rewind();
-  const std::uint64_t limit = options_.max_accesses;
-  for (std::size_t n; (n = trace.read(chunk)) > 0;) {
-    for (std::size_t k = 0; k < n; ++k) {
-      if (limit && records_.size() >= limit) break;
-      if (chunk[k].bytes == 0) {
-        throw InputError("replay: trace '" + meta_.source + "', record " + std::to_string(records_.size()) +
-                         ": bytes must be > 0");
-      }
-      records_.push_back(chunk[k]);
-    }
-    if (limit && records_.size() >= limit) break;
-  }
-  if (records_.empty()) throw InputError("replay: trace '" + meta_.source + "' has no records");
-  auto add = [&](BlockId id, ByteCount bytes) {
-    auto [it, added] = index_.try_emplace(id, static_cast<BlockIndex>(ids_.size()));
-    if (added) {
-      ids_.push_back(id);
-      max_bytes_.push_back(bytes);
-    } else {
-      max_bytes_[it->second] = std::max(max_bytes_[it->second], bytes);
-    }
-    return it->second;
-  };
-  record_index_.reserve(records_.size());
-  for (const AccessRecord& r : records_) record_index_.push_back(add(r.block_id, r.bytes));
-  // Catalog blocks the trace never touches can still be prefetched.
-  if (!config_.cache.eviction.impl.empty()) {
-    for (const BlockCatalogEntry& e : meta_.catalog) {
-      if (e.bytes > 0) add(e.id, e.bytes);
-    }
-  }
-  // KV pages (catalog kind "kv_page") and requests (records with a request_id).
-  kv_page_.assign(ids_.size(), 0);
-  for (const BlockCatalogEntry& e : meta_.catalog) {
-    if (e.kind != "kv_page") continue;
-    if (const BlockIndex* b = find(e.id)) kv_page_[*b] = 1;
-  }
-  HashMap<std::uint64_t, std::uint32_t> requests;
-  request_of_.reserve(records_.size());
-  for (const AccessRecord& r : records_) {
-    if (r.request_id == kNoRequest) {
-      request_of_.push_back(kNoRequestIndex);
-      continue;
-    }
-    auto [it, added] = requests.try_emplace(r.request_id, static_cast<std::uint32_t>(request_remaining_.size()));
-    if (added) request_remaining_.push_back(0);
-    ++request_remaining_[it->second];
-    request_of_.push_back(it->second);
-  }
-  request_kv_.resize(request_remaining_.size());
-  // Next use in memory (offline policies); the limit may cut the trace.
-  next_use_.assign(records_.size(), kNeverAccessedAgain);
-  std::vector<std::uint64_t> next(ids_.size(), kNeverAccessedAgain);
-  for (std::size_t i = records_.size(); i-- > 0;) {
-    next_use_[i] = next[record_index_[i]];
-    next[record_index_[i]] = i;
-  }
-}
-
-void Replayer::setup_device() {
+void CudaBackend::setup_device() {
   FLASHSIM_CUDA_CHECK(cudaSetDevice(options_.device));
-  const std::size_t n = records_.size();
+  const std::size_t n = driver_.records().size();
   std::size_t free_bytes = 0, total_bytes = 0;
   FLASHSIM_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const ByteCount max_block = *std::max_element(max_bytes_.begin(), max_bytes_.end());
+  const ByteCount max_block = *std::max_element(driver_.max_bytes().begin(), driver_.max_bytes().end());
   const ByteCount staging = (max_block + 255) / 256 * 256;
   const ByteCount logs = n * 8 * (options_.verify ? 5 : 3);
   if (capacity_ + 2 * staging + logs + (ByteCount{256} << 20) > free_bytes) {
@@ -336,7 +214,7 @@ void Replayer::setup_device() {
   FLASHSIM_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
-void Replayer::setup_l2_mode() {
+void CudaBackend::setup_l2_mode() {
   int persisting_max = 0, window_max = 0;
   FLASHSIM_CUDA_CHECK(cudaDeviceGetAttribute(&persisting_max, cudaDevAttrMaxPersistingL2CacheSize, options_.device));
   FLASHSIM_CUDA_CHECK(cudaDeviceGetAttribute(&window_max, cudaDevAttrMaxAccessPolicyWindowSize, options_.device));
@@ -361,7 +239,7 @@ void Replayer::setup_l2_mode() {
   FLASHSIM_CUDA_CHECK(cudaStreamSetAttribute(dev_.compute, cudaStreamAttributeAccessPolicyWindow, &attr));
 }
 
-void Replayer::wait_fences(ByteCount offset, ByteCount bytes, cudaStream_t stream) {
+void CudaBackend::wait_fences(ByteCount offset, ByteCount bytes, cudaStream_t stream) {
   // Fences whose reader is known finished and whose write-back is done are
   // dropped; ring events of the other readers have not been re-recorded yet
   // (see the ring's size).
@@ -382,107 +260,50 @@ void Replayer::wait_fences(ByteCount offset, ByteCount bytes, cudaStream_t strea
   }
 }
 
-// Blocks in evicted_ left the tier (evicted, invalidated, or their request
-// ended): a dirty one is written back, an unused prefetch counted, and
-// their space fenced until its last reader and write-back are done.
-void Replayer::note_evictions(std::uint64_t access) {
-  for (BlockIndex v : evicted_) {
-    const SlotRange range = slot_of_[v];
-    std::uint8_t& f = flags_[v];
-    cudaEvent_t wb = (f & kDirty) ? write_back(v, range) : nullptr;
-    if (f & kPrefetched) ++prefetch_unused_;
-    f &= static_cast<std::uint8_t>(~(kPrefetched | kDirty | kHeld));
-    if (last_reader_[v] != 0 || wb != nullptr) {
-      fences_.push_back(Fence{range.offset_bytes, range.reserved_bytes, last_reader_[v], wb});
+// A block left the tier: a dirty one is written back (D2H of its slot into
+// its host bytes, L2 mode: D2D into the HBM backing buffer) after its last
+// reader; its space is fenced until its last reader and write-back are done.
+void CudaBackend::departed(const Departure& d, std::uint64_t access) {
+  (void)access;
+  const BlockIndex v = d.block;
+  cudaEvent_t wb = nullptr;
+  if (d.dirty) {
+    cudaStream_t s = next_copy_stream();
+    if (last_reader_[v] != 0 && last_reader_[v] - 1 >= completed_through_) {
+      FLASHSIM_CUDA_CHECK(cudaStreamWaitEvent(s, dev_.ring[(last_reader_[v] - 1) % ring_size_], 0));
     }
-    if (options_.verify) {
-      if (wb != nullptr) FLASHSIM_CUDA_CHECK(cudaStreamWaitEvent(dev_.compute, wb, 0));
-      // Clear the victim's tag so device memory says "absent" as the tier does.
-      FLASHSIM_CUDA_CHECK(cudaMemsetAsync(dev_.pool + range.offset_bytes, 0, std::min<ByteCount>(16, range.reserved_bytes),
-                                          dev_.compute));
+    const unsigned char* src = dev_.pool + d.slot.offset_bytes;
+    if (dev_.backing) {
+      FLASHSIM_CUDA_CHECK(
+          cudaMemcpyAsync(dev_.backing + store_->block_offset(v), src, d.bytes, cudaMemcpyDeviceToDevice, s));
+    } else {
+      FLASHSIM_CUDA_CHECK(cudaMemcpyAsync(store_->writable_block(v), src, d.bytes, cudaMemcpyDeviceToHost, s));
     }
-    slot_of_[v] = SlotRange{};
+    wb = dev_.take_event();
+    FLASHSIM_CUDA_CHECK(cudaEventRecord(wb, s));
+    written_back_[v] = wb;
+    ++write_backs_;
   }
-  if (options_.verify && !evicted_.empty()) {
+  if (last_reader_[v] != 0 || wb != nullptr) {
+    fences_.push_back(Fence{d.slot.offset_bytes, d.slot.reserved_bytes, last_reader_[v], wb});
+  }
+  if (options_.verify) {
+    if (wb != nullptr) FLASHSIM_CUDA_CHECK(cudaStreamWaitEvent(dev_.compute, wb, 0));
+    // Clear the victim's tag so device memory says "absent" as the tier does.
+    FLASHSIM_CUDA_CHECK(cudaMemsetAsync(dev_.pool + d.slot.offset_bytes, 0,
+                                        std::min<ByteCount>(16, d.slot.reserved_bytes), dev_.compute));
     FLASHSIM_CUDA_CHECK(cudaEventRecord(dev_.verify_event, dev_.compute));
     for (cudaStream_t s : dev_.copy) FLASHSIM_CUDA_CHECK(cudaStreamWaitEvent(s, dev_.verify_event, 0));
   }
-  (void)access;
 }
 
-// D2H of a dirty block's slot into its host bytes (L2 mode: D2D into the
-// HBM backing buffer), after the block's last reader; counted as the
-// engine counts it (the slot's bytes, into the current access).
-cudaEvent_t Replayer::write_back(BlockIndex v, const SlotRange& range) {
+CopyId CudaBackend::issue_copy(BlockIndex b, ByteCount bytes, void* dst, bool prefetch) {
   cudaStream_t s = next_copy_stream();
-  if (last_reader_[v] != 0 && last_reader_[v] - 1 >= completed_through_) {
-    FLASHSIM_CUDA_CHECK(cudaStreamWaitEvent(s, dev_.ring[(last_reader_[v] - 1) % ring_size_], 0));
-  }
-  const ByteCount bytes = held_bytes_[v];
-  const unsigned char* src = dev_.pool + range.offset_bytes;
-  if (dev_.backing) {
-    FLASHSIM_CUDA_CHECK(cudaMemcpyAsync(dev_.backing + store_->block_offset(v), src, bytes, cudaMemcpyDeviceToDevice, s));
-  } else {
-    FLASHSIM_CUDA_CHECK(cudaMemcpyAsync(store_->writable_block(v), src, bytes, cudaMemcpyDeviceToHost, s));
-  }
-  cudaEvent_t end = dev_.take_event();
-  FLASHSIM_CUDA_CHECK(cudaEventRecord(end, s));
-  written_back_[v] = end;
-  written_back_bytes_[current_access_] += range.reserved_bytes;
-  ++write_backs_;
-  return end;
-}
-
-// Access i is done: the last access of its request frees the request's KV
-// pages (dropped, not written back: the request is over), as the engine's
-// end_request does.
-void Replayer::request_access_done(std::size_t i) {
-  const std::uint32_t q = request_of_[i];
-  if (q == kNoRequestIndex || --request_remaining_[q] != 0 || !tier_) return;
-  evicted_.clear();
-  for (BlockIndex p : request_kv_[q]) {
-    if (flags_[p] & kHeld) {
-      tier_->release(p);
-      flags_[p] &= static_cast<std::uint8_t>(~kHeld);
-    }
-    if (tier_->state(p) == BlockState::resident && !tier_->is_pinned(p)) {
-      flags_[p] &= static_cast<std::uint8_t>(~kDirty);
-      tier_->invalidate(p);
-      evicted_.push_back(p);
-    }
-  }
-  note_evictions(i);
-  evicted_.clear();
-  request_kv_[q].clear();
-  request_kv_[q].shrink_to_fit();
-}
-
-// The first KV append the tier could not admit (metrics.h, OutOfMemoryPoint);
-// its time is filled from the GPU stamps in finish().
-void Replayer::fill_oom_point(std::size_t i, const AccessRecord& r) {
-  if (oom_.reached) return;
-  oom_.reached = true;
-  oom_access_ = i;
-  oom_.request_id = r.request_id;
-  oom_.token_index = r.token_index;
-  oom_.block_id = r.block_id;
-  for (BlockIndex b = 0; b < ids_.size(); ++b) {
-    if (kv_page_[b] && tier_->state(b) != BlockState::absent) oom_.kv_bytes += tier_->slot(b).reserved_bytes;
-  }
-  oom_.reserved_bytes = tier_->reserved_bytes();
-  oom_.pinned_bytes = tier_->pinned_bytes();
-}
-
-Copy& Replayer::issue_copy(BlockIndex b, ByteCount bytes, void* dst, bool prefetch) {
-  cudaStream_t s = next_copy_stream();
-  Copy c;
+  CopyEvents c;
   c.start = dev_.take_event();
   c.end = dev_.take_event();
-  c.block = b;
   c.bytes = bytes;
   c.prefetch = prefetch;
-  c.decided_ns = current_now_;
-  c.access_index = current_access_;
   // The block's host bytes may still be receiving its write-back.
   if (written_back_[b] != nullptr) FLASHSIM_CUDA_CHECK(cudaStreamWaitEvent(s, written_back_[b], 0));
   FLASHSIM_CUDA_CHECK(cudaEventRecord(c.start, s));
@@ -493,185 +314,117 @@ Copy& Replayer::issue_copy(BlockIndex b, ByteCount bytes, void* dst, bool prefet
     FLASHSIM_CUDA_CHECK(cudaMemcpyAsync(dst, store_->block(b), bytes, cudaMemcpyHostToDevice, s));
   }
   FLASHSIM_CUDA_CHECK(cudaEventRecord(c.end, s));
-  copies_.push_back(c);
-  return copies_.back();
+  events_.push_back(c);
+  return static_cast<CopyId>(events_.size() - 1);
 }
 
-bool Replayer::prefetch(BlockId id) {
-  const BlockIndex* found = find(id);
-  if (found == nullptr) throw InputError("replay: prefetch of block " + std::to_string(id) + ", which is not in the catalog");
-  const BlockIndex b = *found;
-  if (tier_->state(b) != BlockState::absent || tier_->is_pinned(b)) return false;
-  PolicyAccess a;
-  a.now_ns = current_now_;
-  a.block = b;
-  a.bytes = max_bytes_[b];
-  a.access_index = current_access_;
-  a.is_prefetch = true;
-  if (tier_->begin_fetch(a, &evicted_) != FetchAdmission::admitted) return false;
-  flags_[b] |= kPrefetched | kEverHeld;
-  held_bytes_[b] = a.bytes;
-  ++prefetches_;
-  // The CUDA calls below are the driver's, not the prefetcher's decision:
-  // their host time is kept apart (see run()).
-  const auto t0 = Clock::now();
-  note_evictions(current_access_);
-  const SlotRange slot = tier_->slot(b);
-  slot_of_[b] = slot;
-  cudaStream_t s = dev_.copy[copy_rr_ % dev_.copy.size()];
+CopyId CudaBackend::fetch(BlockIndex block, ByteCount bytes, const SlotRange& slot, bool prefetch) {
+  cudaStream_t s = dev_.copy[copy_rr_ % dev_.copy.size()];  // the stream issue_copy takes
   wait_fences(slot.offset_bytes, slot.reserved_bytes, s);
-  issue_copy(b, a.bytes, dev_.pool + slot.offset_bytes, true);
-  cuda_in_actions_ns_ += host_ns(Clock::now(), t0);
-  inflight_copy_[b] = copies_.size();
-  bytes_prefetched_ += a.bytes;
-  return true;
+  return issue_copy(block, bytes, dev_.pool + slot.offset_bytes, prefetch);
 }
 
-bool Replayer::evict(BlockId id) {
-  const BlockIndex* found = find(id);
-  if (found == nullptr) return false;
-  const BlockIndex b = *found;
-  if (tier_->state(b) != BlockState::resident || tier_->is_pinned(b)) return false;
-  tier_->evict_explicit(b);
-  evicted_.assign(1, b);
-  const auto t0 = Clock::now();
-  note_evictions(current_access_);
-  cuda_in_actions_ns_ += host_ns(Clock::now(), t0);
-  return true;
-}
-
-void Replayer::poll_arrivals(bool wait_all) {
-  for (; first_unarrived_ < copies_.size(); ++first_unarrived_) {
-    Copy& c = copies_[first_unarrived_];
-    if (c.arrived || !c.prefetch) continue;
-    if (wait_all) {
-      FLASHSIM_CUDA_CHECK(cudaEventSynchronize(c.end));
-    } else {
-      const cudaError_t q = cudaEventQuery(c.end);
-      if (q == cudaErrorNotReady) return;  // copies on one stream finish in order; good enough a scan
-      FLASHSIM_CUDA_CHECK(q);
-    }
-    // As the engine: the arrival carries the fetch's decision time on the trace clock.
-    PolicyAccess a;
-    a.now_ns = config_.decision_clock == DecisionClock::trace ? c.decided_ns : current_now_;
-    a.block = c.block;
-    a.bytes = c.bytes;
-    a.access_index = c.access_index;
-    a.is_prefetch = true;
-    tier_->on_arrival(a);
-    last_access_ns_[c.block] = a.now_ns;
-    inflight_copy_[c.block] = 0;
-    c.arrived = true;
+void CudaBackend::consume(std::uint64_t i, AccessKind kind, BlockIndex b, const AccessRecord& r, const SlotRange& slot,
+                          CopyId wait) {
+  const std::size_t n = driver_.records().size();
+  const unsigned char* data = nullptr;
+  switch (kind) {
+    case AccessKind::hit:
+      data = dev_.pool + slot.offset_bytes;
+      if (options_.verify) FLASHSIM_CUDA_CHECK(kernels::launch_probe16(data, dev_.probes + 2 * i, dev_.compute));
+      break;
+    case AccessKind::delayed_hit:
+    case AccessKind::miss:
+      FLASHSIM_CUDA_CHECK(cudaStreamWaitEvent(dev_.compute, events_[wait].end, 0));
+      data = dev_.pool + slot.offset_bytes;
+      break;
+    case AccessKind::write_allocated:  // the append writes the page in its new slot
+      wait_fences(slot.offset_bytes, slot.reserved_bytes, dev_.compute);
+      FLASHSIM_CUDA_CHECK(launch_write_pattern(dev_.pool + slot.offset_bytes, r.block_id, r.bytes, dev_.compute));
+      data = dev_.pool + slot.offset_bytes;
+      break;
+    case AccessKind::written_through:  // not admitted: the append is written through to the backing tier
+      if (dev_.backing) {
+        unsigned char* dst = dev_.backing + store_->block_offset(b);
+        FLASHSIM_CUDA_CHECK(launch_write_pattern(dst, r.block_id, r.bytes, dev_.compute));
+        data = dst;
+      } else {
+        const unsigned k = staging_next_++ % 2;
+        FLASHSIM_CUDA_CHECK(launch_write_pattern(dev_.staging[k], r.block_id, r.bytes, dev_.compute));
+        FLASHSIM_CUDA_CHECK(cudaMemcpyAsync(store_->writable_block(b), dev_.staging[k], r.bytes,
+                                            cudaMemcpyDeviceToHost, dev_.compute));
+        cudaEvent_t end = dev_.take_event();
+        FLASHSIM_CUDA_CHECK(cudaEventRecord(end, dev_.compute));
+        written_back_[b] = end;
+        staging_last_[k] = i + 1;
+        data = dev_.staging[k];
+      }
+      break;
+    case AccessKind::bypass:
+      if (dev_.backing) {  // L2 mode: read the block where it lives, in HBM
+        if (written_back_[b] != nullptr) FLASHSIM_CUDA_CHECK(cudaStreamWaitEvent(dev_.compute, written_back_[b], 0));
+        data = dev_.backing + store_->block_offset(b);
+      } else {  // a staging buffer, alternating
+        const unsigned k = staging_next_++ % 2;
+        cudaStream_t s = dev_.copy[copy_rr_ % dev_.copy.size()];
+        if (staging_last_[k] != 0 && staging_last_[k] - 1 >= completed_through_) {
+          FLASHSIM_CUDA_CHECK(cudaStreamWaitEvent(s, dev_.ring[(staging_last_[k] - 1) % ring_size_], 0));
+        }
+        const CopyId c = issue_copy(b, r.bytes, dev_.staging[k], false);
+        FLASHSIM_CUDA_CHECK(cudaStreamWaitEvent(dev_.compute, events_[c].end, 0));
+        staging_last_[k] = i + 1;
+        data = dev_.staging[k];
+      }
+      break;
   }
+  // The access's kernel, then its ring event (fences on this block's space
+  // from here on wait for it).
+  kernels::ConsumeArgs args;
+  args.data = data;
+  args.bytes = r.bytes;
+  args.checksum = dev_.checksums + i;
+  args.start_ns = dev_.stamps + i;
+  args.end_ns = dev_.stamps + n + i;
+  args.hold_ns = static_cast<unsigned long long>(r.compute_ns > 0 ? r.compute_ns : config_.gap_ns);
+  if (hold_until_time_) {
+    const unsigned long long lead_ns = 2'000'000;
+    args.not_before_ns =
+        anchor_gpu_ns_ + lead_ns + static_cast<unsigned long long>(r.time_ns - driver_.records().front().time_ns);
+  }
+  args.mode = options_.kernel;
+  args.cached_loads = options_.l2_mode;
+  args.gemv_x = dev_.gemv_x;
+  args.gemv_sink = dev_.gemv_sink;
+  FLASHSIM_CUDA_CHECK(kernels::launch_replay_consume(args, dev_.compute));
+  FLASHSIM_CUDA_CHECK(cudaEventRecord(dev_.ring[i % ring_size_], dev_.compute));
+  last_reader_[b] = i + 1;
 }
 
-std::uint64_t Replayer::host_checksum(BlockIndex b, ByteCount bytes) {
+std::uint64_t CudaBackend::host_checksum(BlockIndex b, ByteCount bytes) {
   const std::uint64_t key = (std::uint64_t{b} << 40) ^ bytes;
   auto [it, added] = checksum_memo_.try_emplace(key, 0);
   if (added) it->second = kernels::replay_checksum_host(store_->block(b), bytes);
   return it->second;
 }
 
-// The same demand decisions on a fresh tier, with no CUDA call between
-// them: the policy's own cost, apart from the cache pollution of the driver
-// calls the in-situ figure includes.
-void Replayer::isolated_decisions(const FastTierSpec& spec, const PinnedSet& pins, ReplayRun& out) const {
-  const std::unique_ptr<FastTier> tier = FastTier::create(spec);
-  for (BlockIndex b = 0; b < ids_.size(); ++b) {
-    if (pins.ids.contains(ids_[b])) tier->pin(b);
-  }
-  std::vector<BlockIndex> evicted;
-  PolicyAccess a;
-  const auto start = Clock::now();
-  for (std::size_t i = 0; i < records_.size(); ++i) {
-    const AccessRecord& r = records_[i];
-    const auto t0 = Clock::now();
-    a.now_ns = r.time_ns;
-    a.block = record_index_[i];
-    a.bytes = r.bytes;
-    a.access_index = i;
-    a.next_use_index = next_use_[i];
-    a.op = r.op;
-    BlockState s = tier->state(a.block);
-    if ((s == BlockState::resident || s == BlockState::in_use) && tier->block_bytes(a.block) != r.bytes) {
-      tier->invalidate(a.block);
-      s = BlockState::absent;
-    }
-    if (s == BlockState::resident || s == BlockState::in_use) {
-      tier->on_access_hit(a);
-    } else if (tier->begin_fetch(a, &evicted) == FetchAdmission::admitted) {
-      tier->on_arrival(a);
-    }
-    out.decision_isolated_ns.add(host_ns(Clock::now(), t0));
-  }
-  out.decision_isolated_ns_total = host_ns(Clock::now(), start);
-}
-
-ReplayRun Replayer::run() {
+ReplayRun CudaBackend::run() {
   ReplayRun out;
-  const CacheConfig& cache = config_.cache;
-  const bool no_cache = options_.no_cache;
-  capacity_ = no_cache ? 0 : cache.capacity_bytes;
-  if (!no_cache && capacity_ == 0) throw InputError("replay: cache capacity must be > 0 bytes (or use --no-cache)");
-
-  store_ = std::make_unique<HostStore>(ids_, max_bytes_, options_.backing);
+  capacity_ = driver_.capacity_bytes();
+  if (!options_.no_cache && capacity_ == 0) {
+    throw InputError("replay: cache capacity must be > 0 bytes (or use --no-cache)");
+  }
+  store_ = std::make_unique<HostStore>(driver_.block_ids(), driver_.max_bytes(), options_.backing);
   out.host_store_bytes = store_->total_bytes();
   out.device_pool_bytes = capacity_;
-
-  PinnedSet pins;
-  if (!no_cache) {
-    pins = resolve_pins(cache.pinned, meta_, capacity_);
-    FastTierSpec spec;
-    spec.capacity_bytes = capacity_;
-    spec.policy = cache.eviction.impl;
-    spec.policy_params = cache.eviction.params;
-    allocator_ = cache.allocator.impl == "bytes" ? "first_fit" : cache.allocator.impl;
-    spec.allocator = allocator_;
-    if (allocator_ != cache.allocator.impl) {
-      spec.allocator_params = {};
-    } else {
-      spec.allocator_params = cache.allocator.params;
-    }
-    spec.block_count = ids_.size();
-    spec.policy_capacity_bytes = capacity_ - pins.catalog_bytes;
-    isolated_decisions(spec, pins, out);
-    tier_ = FastTier::create(spec);
-    for (BlockIndex b = 0; b < ids_.size(); ++b) {
-      if (pins.ids.contains(ids_[b])) tier_->pin(b);
-    }
-    // The scenario's prefetchers (EngineConfig::prefetchers, as the engine
-    // builds them), unless options name one to use instead.
-    PrefetcherContext pc;
-    pc.meta = &meta_;
-    pc.capacity_bytes = capacity_;
-    pc.seed = config_.seed;
-    if (!options_.prefetcher.impl.empty()) {
-      prefetchers_.push_back(
-          PrefetcherRegistry::instance().create(options_.prefetcher.impl, options_.prefetcher.params, pc));
-    } else {
-      for (const ComponentChoice& choice : config_.prefetchers) {
-        prefetchers_.push_back(PrefetcherRegistry::instance().create(choice.impl, choice.params, pc));
-      }
-    }
-  } else {
-    allocator_ = "none";
-  }
-  out.allocator = allocator_;
-  slot_of_.assign(ids_.size(), SlotRange{});
-  last_reader_.assign(ids_.size(), 0);
-  last_access_ns_.assign(ids_.size(), kNeverNs);
-  inflight_copy_.assign(ids_.size(), 0);
-  copies_.reserve(records_.size() * 2);
-  flags_.assign(ids_.size(), 0);
-  held_bytes_.assign(ids_.size(), 0);
-  written_back_.assign(ids_.size(), nullptr);
-  write_kind_.assign(records_.size(), 0);
-  written_back_bytes_.assign(records_.size(), 0);
+  out.allocator = driver_.allocator();
+  driver_.isolated_decisions(out.decision_isolated_ns, out.decision_isolated_ns_total);
+  const std::size_t blocks = driver_.block_ids().size();
+  last_reader_.assign(blocks, 0);
+  written_back_.assign(blocks, nullptr);
+  events_.reserve(driver_.records().size() * 2);
 
   setup_device();
-  const std::size_t n = records_.size();
-  out.outcomes.resize(n);
-  occupancy_.resize(n);
+  const std::size_t n = driver_.records().size();
   if (options_.verify) out.device_resident.assign(n, 0);
 
   NvmlSampler sampler(options_.device);
@@ -683,232 +436,32 @@ ReplayRun Replayer::run() {
   FLASHSIM_CUDA_CHECK(cudaEventRecord(dev_.anchor_event, dev_.compute));
   FLASHSIM_CUDA_CHECK(kernels::launch_stamp_now(dev_.anchor, dev_.compute));
   FLASHSIM_CUDA_CHECK(cudaStreamSynchronize(dev_.compute));
-  unsigned long long anchor_gpu_ns = 0;
-  FLASHSIM_CUDA_CHECK(cudaMemcpy(&anchor_gpu_ns, dev_.anchor, sizeof(anchor_gpu_ns), cudaMemcpyDeviceToHost));
+  FLASHSIM_CUDA_CHECK(cudaMemcpy(&anchor_gpu_ns_, dev_.anchor, sizeof(anchor_gpu_ns_), cudaMemcpyDeviceToHost));
   // Open-loop issue / recorded gaps: hold each access until anchor + offset (+ a lead for the host).
-  const unsigned long long lead_ns = 2'000'000;
-  const Nanoseconds first_time = records_.front().time_ns;
-  const bool hold_until_time = options_.replay_gaps || config_.issue == IssueMode::timestamp;
+  hold_until_time_ = options_.replay_gaps || config_.issue == IssueMode::timestamp;
 
-  origin_ = Clock::now();
-  const Nanoseconds hold_default = config_.gap_ns;
-  PolicyAccess a;
-  for (std::size_t i = 0; i < n; ++i) {
-    const AccessRecord& r = records_[i];
-    const BlockIndex b = record_index_[i];
-    current_access_ = i;
-    // 1. throttle and arrivals
-    if (i >= options_.run_ahead && options_.run_ahead > 0) {
-      const std::uint64_t done = i - options_.run_ahead;
-      if (done + 1 > completed_through_) {
-        FLASHSIM_CUDA_CHECK(cudaEventSynchronize(dev_.ring[done % ring_size_]));
-        completed_through_ = done + 1;
-      }
-    }
-    current_now_ = decision_now(r);
-    if (!no_cache) poll_arrivals(false);
-
-    // 2. decide (the event engine's rules, engine.cpp: access / write_allocate)
-    AccessOutcome outcome = AccessOutcome::miss;
-    bool admitted = false;
-    bool write_allocation = false;
-    const auto t_decide = Clock::now();
-    if (!no_cache) {
-      a.now_ns = current_now_;
-      a.block = b;
-      a.bytes = r.bytes;
-      a.access_index = i;
-      a.next_use_index = next_use_[i];
-      a.op = r.op;
-      a.is_prefetch = false;
-      BlockState s = tier_->state(b);
-      // Size changed: the old copy is dropped (written back if dirty); a
-      // block held in use (a running request's KV page) reads as a hit.
-      if (s == BlockState::resident && tier_->block_bytes(b) != r.bytes) {
-        tier_->invalidate(b);
-        evicted_.assign(1, b);
-        note_evictions(i);
-        s = BlockState::absent;
-      }
-      if (s == BlockState::resident || s == BlockState::in_use) {
-        outcome = AccessOutcome::hit;
-        tier_->on_access_hit(a);
-        if (r.op == AccessOp::write) flags_[b] |= kDirty;
-        if (flags_[b] & kPrefetched) {
-          ++prefetch_timely_;
-          flags_[b] &= static_cast<std::uint8_t>(~kPrefetched);
-        }
-      } else if (s == BlockState::in_flight) {
-        outcome = AccessOutcome::delayed_hit;
-        if (flags_[b] & kPrefetched) {
-          ++prefetch_late_;
-          flags_[b] &= static_cast<std::uint8_t>(~kPrefetched);
-        }
-      } else {
-        // A KV append to a page never held: allocated in place, no transfer.
-        write_allocation = r.op == AccessOp::write && kv_page_[b] && !(flags_[b] & kEverHeld);
-        const FetchAdmission adm = tier_->begin_fetch(a, &evicted_);
-        admitted = adm == FetchAdmission::admitted;
-        if (!admitted) ++demand_bypasses_;
-        if (admitted) held_bytes_[b] = r.bytes;
-        if (write_allocation && admitted) {
-          tier_->on_arrival(a);
-          flags_[b] |= kDirty;
-          if (request_of_[i] != kNoRequestIndex) {
-            request_kv_[request_of_[i]].push_back(b);
-            if (config_.kv_resident) {
-              tier_->acquire(b);
-              flags_[b] |= kHeld;
-            }
-          }
-        }
-        flags_[b] |= kEverHeld;
-      }
-    }
-    const auto t_decided = Clock::now();
-    Nanoseconds decision = host_ns(t_decided, t_decide);
-
-    // 3. issue
-    const unsigned char* data = nullptr;
-    if (outcome == AccessOutcome::hit) {
-      data = dev_.pool + tier_->slot(b).offset_bytes;
-      if (options_.verify) FLASHSIM_CUDA_CHECK(kernels::launch_probe16(data, dev_.probes + 2 * i, dev_.compute));
-    } else if (outcome == AccessOutcome::delayed_hit) {
-      const std::size_t ci = inflight_copy_[b];
-      if (ci == 0) throw Error("replay: block " + std::to_string(ids_[b]) + " in flight without a copy");
-      Copy& c = copies_[ci - 1];
-      FLASHSIM_CUDA_CHECK(cudaStreamWaitEvent(dev_.compute, c.end, 0));
-      PolicyAccess arrival = a;
-      arrival.now_ns = config_.decision_clock == DecisionClock::trace ? c.decided_ns : current_now_;
-      arrival.bytes = c.bytes;
-      arrival.access_index = c.access_index;
-      arrival.is_prefetch = true;
-      tier_->on_arrival(arrival);
-      c.arrived = true;
-      inflight_copy_[b] = 0;
-      data = dev_.pool + tier_->slot(b).offset_bytes;
-    } else if (admitted && write_allocation) {  // the append writes the page in its new slot
-      note_evictions(i);
-      const SlotRange slot = tier_->slot(b);
-      slot_of_[b] = slot;
-      wait_fences(slot.offset_bytes, slot.reserved_bytes, dev_.compute);
-      FLASHSIM_CUDA_CHECK(launch_write_pattern(dev_.pool + slot.offset_bytes, ids_[b], r.bytes, dev_.compute));
-      data = dev_.pool + slot.offset_bytes;
-    } else if (admitted) {
-      note_evictions(i);
-      const SlotRange slot = tier_->slot(b);
-      slot_of_[b] = slot;
-      cudaStream_t s = dev_.copy[copy_rr_ % dev_.copy.size()];
-      wait_fences(slot.offset_bytes, slot.reserved_bytes, s);
-      Copy& c = issue_copy(b, r.bytes, dev_.pool + slot.offset_bytes, false);
-      FLASHSIM_CUDA_CHECK(cudaStreamWaitEvent(dev_.compute, c.end, 0));
-      const auto t0 = Clock::now();
-      tier_->on_arrival(a);
-      decision += host_ns(Clock::now(), t0);
-      c.arrived = true;
-      data = dev_.pool + slot.offset_bytes;
-    } else if (write_allocation) {  // not admitted: the append is written through to the backing tier
-      note_evictions(i);
-      fill_oom_point(i, r);
-      if (dev_.backing) {
-        unsigned char* dst = dev_.backing + store_->block_offset(b);
-        FLASHSIM_CUDA_CHECK(launch_write_pattern(dst, ids_[b], r.bytes, dev_.compute));
-        data = dst;
-      } else {
-        const unsigned k = staging_next_++ % 2;
-        FLASHSIM_CUDA_CHECK(launch_write_pattern(dev_.staging[k], ids_[b], r.bytes, dev_.compute));
-        FLASHSIM_CUDA_CHECK(cudaMemcpyAsync(store_->writable_block(b), dev_.staging[k], r.bytes, cudaMemcpyDeviceToHost,
-                                            dev_.compute));
-        cudaEvent_t end = dev_.take_event();
-        FLASHSIM_CUDA_CHECK(cudaEventRecord(end, dev_.compute));
-        written_back_[b] = end;
-        staging_last_[k] = i + 1;
-        data = dev_.staging[k];
-      }
-    } else if (dev_.backing) {  // L2 mode bypass: read the block where it lives, in HBM
-      note_evictions(i);
-      if (written_back_[b] != nullptr) FLASHSIM_CUDA_CHECK(cudaStreamWaitEvent(dev_.compute, written_back_[b], 0));
-      data = dev_.backing + store_->block_offset(b);
-    } else {  // bypass or no cache: a staging buffer, alternating
-      if (!no_cache) note_evictions(i);  // a bypass may follow evictions
-      const unsigned k = staging_next_++ % 2;
-      cudaStream_t s = dev_.copy[copy_rr_ % dev_.copy.size()];
-      if (staging_last_[k] != 0 && staging_last_[k] - 1 >= completed_through_) {
-        FLASHSIM_CUDA_CHECK(cudaStreamWaitEvent(s, dev_.ring[(staging_last_[k] - 1) % ring_size_], 0));
-      }
-      Copy& c = issue_copy(b, r.bytes, dev_.staging[k], false);
-      c.arrived = true;
-      FLASHSIM_CUDA_CHECK(cudaStreamWaitEvent(dev_.compute, c.end, 0));
-      staging_last_[k] = i + 1;
-      data = dev_.staging[k];
-    }
-    out.outcomes[i] = outcome;
-    write_kind_[i] = write_allocation ? (admitted ? kWriteAllocated : kWrittenThrough) : 0;
-
-    // 4. consume: the access's kernel, then its ring event (fences on this
-    // block's space from here on wait for it)
-    kernels::ConsumeArgs args;
-    args.data = data;
-    args.bytes = r.bytes;
-    args.checksum = dev_.checksums + i;
-    args.start_ns = dev_.stamps + i;
-    args.end_ns = dev_.stamps + n + i;
-    args.hold_ns = static_cast<unsigned long long>(r.compute_ns > 0 ? r.compute_ns : hold_default);
-    if (hold_until_time) args.not_before_ns = anchor_gpu_ns + lead_ns + static_cast<unsigned long long>(r.time_ns - first_time);
-    args.mode = options_.kernel;
-    args.cached_loads = options_.l2_mode;
-    args.gemv_x = dev_.gemv_x;
-    args.gemv_sink = dev_.gemv_sink;
-    FLASHSIM_CUDA_CHECK(kernels::launch_replay_consume(args, dev_.compute));
-    FLASHSIM_CUDA_CHECK(cudaEventRecord(dev_.ring[i % ring_size_], dev_.compute));
-    last_reader_[b] = i + 1;
-    if (options_.kernel == kernels::ConsumeMode::gemv) out.gemv_rows += r.bytes / (kernels::kGemvColumns * 2);
-
-    // 5. The engine's order: a hit or an in-place append completes at once
-    // (its request may end, freeing its KV pages, before prefetchers run);
-    // a demand fetch or a delayed hit completes at its arrival, after them,
-    // and its block -- in flight in the engine -- cannot be evicted meanwhile.
-    const bool done_now = outcome == AccessOutcome::hit || (write_allocation && admitted);
-    if (done_now) request_access_done(i);
-    const bool held = tier_ && !done_now && (outcome == AccessOutcome::delayed_hit || admitted);
-    if (held) tier_->acquire(b);
-    last_access_ns_[b] = current_now_;
-    // Prefetchers see the access after the tier classified it.
-    if (!prefetchers_.empty()) {
-      PrefetchAccess pa;
-      pa.now_ns = current_now_;
-      pa.block_id = r.block_id;
-      pa.bytes = r.bytes;
-      pa.access_index = i;
-      pa.stream_id = r.stream_id;
-      pa.request_id = r.request_id;
-      pa.token_index = r.token_index;
-      pa.phase = r.phase;
-      pa.operator_id = r.operator_id;
-      pa.outcome = outcome;
-      cuda_in_actions_ns_ = 0;
-      const auto t0 = Clock::now();
-      for (auto& p : prefetchers_) p->on_access(pa, *this, *this);
-      decision += host_ns(Clock::now(), t0) - cuda_in_actions_ns_;
-    }
-    if (held) tier_->release(b);
-    if (!done_now) request_access_done(i);
-    out.decision_ns.add(decision);
-    out.decision_ns_total += decision;
-    ++out.decisions;
-    occupancy_[i] = tier_ ? tier_->reserved_bytes() : 0;
-  }
+  const auto origin = std::chrono::steady_clock::now();
+  driver_.run(*this);
   FLASHSIM_CUDA_CHECK(cudaStreamSynchronize(dev_.compute));
   for (cudaStream_t s : dev_.copy) FLASHSIM_CUDA_CHECK(cudaStreamSynchronize(s));
-  out.host_issue_seconds = std::chrono::duration<double>(Clock::now() - origin_).count();
-  if (!no_cache) poll_arrivals(true);
+  out.host_issue_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - origin).count();
   if (options_.nvml && sampler.available()) out.nvml = sampler.stop();
+  out.decisions = driver_.decisions();
+  out.decision_ns = driver_.decision_ns();
+  out.decision_ns_total = driver_.decision_ns_total();
   finish(out);
   return out;
 }
 
-void Replayer::finish(ReplayRun& out) {
-  const std::size_t n = records_.size();
+void CudaBackend::finish(ReplayRun& out) {
+  const std::vector<AccessRecord>& records = driver_.records();
+  const std::size_t n = records.size();
+  const std::vector<AccessKind>& kinds = driver_.kinds();
+  const TierSession* session = driver_.session();
+  const FastTier* tier = session ? &session->tier() : nullptr;
+  const std::vector<BlockId>& ids = driver_.block_ids();
+  out.outcomes.resize(n);
+  for (std::size_t i = 0; i < n; ++i) out.outcomes[i] = outcome_of(kinds[i]);
   std::vector<unsigned long long> stamps(2 * n), sums(n), probes;
   FLASHSIM_CUDA_CHECK(cudaMemcpy(stamps.data(), dev_.stamps, stamps.size() * 8, cudaMemcpyDeviceToHost));
   FLASHSIM_CUDA_CHECK(cudaMemcpy(sums.data(), dev_.checksums, sums.size() * 8, cudaMemcpyDeviceToHost));
@@ -916,13 +469,13 @@ void Replayer::finish(ReplayRun& out) {
     probes.resize(2 * n);
     FLASHSIM_CUDA_CHECK(cudaMemcpy(probes.data(), dev_.probes, probes.size() * 8, cudaMemcpyDeviceToHost));
   }
-  unsigned long long anchor_gpu_ns = 0;
-  FLASHSIM_CUDA_CHECK(cudaMemcpy(&anchor_gpu_ns, dev_.anchor, 8, cudaMemcpyDeviceToHost));
+  const unsigned long long anchor_gpu_ns = anchor_gpu_ns_;
   const unsigned long long t0 = stamps[0];
   auto start_of = [&](std::size_t i) -> Nanoseconds { return static_cast<Nanoseconds>(stamps[i] - t0); };
   auto end_of = [&](std::size_t i) -> Nanoseconds { return static_cast<Nanoseconds>(stamps[n + i] - t0); };
 
   RunMetrics& m = out.result.metrics;
+  m.out_of_memory = driver_.oom();
   m.window_ns = config_.window_ns;
   const Nanoseconds span = end_of(n - 1) > 0 ? std::max<Nanoseconds>(end_of(n - 1), 1) : 1;
   m.simulated_ns = span;
@@ -936,8 +489,8 @@ void Replayer::finish(ReplayRun& out) {
   if (!options_.access_log.empty()) log.reserve(n);
   std::int64_t prev_token_key = -1;
   for (std::size_t i = 0; i < n; ++i) {
-    const AccessRecord& r = records_[i];
-    const BlockIndex b = record_index_[i];
+    const AccessRecord& r = records[i];
+    const BlockIndex b = driver_.block_of(i);
     const Nanoseconds start = start_of(i), end = end_of(i);
     const Nanoseconds latency = i == 0 ? 0 : std::max<Nanoseconds>(0, start - end_of(i - 1));
     const AccessOutcome o = out.outcomes[i];
@@ -952,21 +505,23 @@ void Replayer::finish(ReplayRun& out) {
         if (o == AccessOutcome::delayed_hit) ++t->delayed_hits;
         else {
           ++t->misses;
-          if (write_kind_[i] != 0) ++t->write_allocations;  // no transfer into the tier
+          const bool appended = kinds[i] == AccessKind::write_allocated || kinds[i] == AccessKind::written_through;
+          if (appended) ++t->write_allocations;  // no transfer into the tier
           else t->bytes_fetched += r.bytes;
-          if (write_kind_[i] == kWrittenThrough) t->bytes_written_back += r.bytes;
+          if (kinds[i] == AccessKind::written_through) t->bytes_written_back += r.bytes;
         }
         t->stall_ns += latency;
       }
-      t->bytes_written_back += written_back_bytes_[i];
+      t->bytes_written_back += driver_.written_back_bytes()[i];
     }
-    if (i == oom_access_) oom_.time_ns = start;
-    m.windows[std::min<std::size_t>(static_cast<std::size_t>(start / w), windows - 1)].occupancy_bytes = occupancy_[i];
+    if (i == driver_.oom_access()) m.out_of_memory.time_ns = start;
+    m.windows[std::min<std::size_t>(static_cast<std::size_t>(start / w), windows - 1)].occupancy_bytes =
+        driver_.occupancy()[i];
     m.latency.add(latency);
     if (sums[i] != host_checksum(b, r.bytes)) ++out.checksum_mismatches;
     if (options_.verify && o == AccessOutcome::hit) {
-      out.device_resident[i] = probes[2 * i] == pattern_word(ids_[b], 0) &&
-                               (r.bytes <= 8 || probes[2 * i + 1] == pattern_word(ids_[b], 1));
+      out.device_resident[i] = probes[2 * i] == pattern_word(ids[b], 0) &&
+                               (r.bytes <= 8 || probes[2 * i + 1] == pattern_word(ids[b], 1));
     }
     // Tokens: a new (request, token) pair starts a token.
     const std::int64_t key = r.token_index < 0 ? -1
@@ -986,27 +541,26 @@ void Replayer::finish(ReplayRun& out) {
     }
   }
   // Bypasses and evictions from the tier's counters; prefetch bytes.
-  if (tier_) {
-    m.total.bypasses = demand_bypasses_;
-    m.total.evictions = tier_->counters().evictions;
-    m.total.bytes_evicted = tier_->counters().bytes_evicted;
-    out.result.fragmentation_evictions = tier_->counters().fragmentation_evictions;
-    out.result.pinned_bytes = tier_->pinned_bytes();
-    out.result.slot_reserved_peak_bytes = tier_->peak_reserved_bytes();
+  const AccessCounters& totals = driver_.totals();
+  if (tier) {
+    m.total.bypasses = totals.bypasses;
+    m.total.evictions = totals.evictions;
+    m.total.bytes_evicted = totals.bytes_evicted;
+    out.result.fragmentation_evictions = tier->counters().fragmentation_evictions;
+    out.result.pinned_bytes = tier->pinned_bytes();
+    out.result.slot_reserved_peak_bytes = tier->peak_reserved_bytes();
   } else {
     m.total.bypasses = m.total.misses;
   }
-  m.total.bytes_prefetched = bytes_prefetched_;
-  m.total.bytes_fetched += bytes_prefetched_;
-  m.total.prefetches = prefetches_;
-  m.total.prefetch_used_timely = prefetch_timely_;
-  m.total.prefetch_used_late = prefetch_late_;
-  m.total.prefetch_unused = prefetch_unused_;
-  for (std::uint8_t f : flags_) m.total.prefetch_unused += (f & kPrefetched) ? 1 : 0;  // never accessed before the end
-  m.out_of_memory = oom_;
+  m.total.bytes_prefetched = totals.bytes_prefetched;
+  m.total.bytes_fetched += totals.bytes_prefetched;
+  m.total.prefetches = totals.prefetches;
+  m.total.prefetch_used_timely = totals.prefetch_used_timely;
+  m.total.prefetch_used_late = totals.prefetch_used_late;
+  m.total.prefetch_unused = totals.prefetch_unused;
   out.write_backs = write_backs_;
   // Link busy time per window, from the copies' events on the GPU timeline.
-  for (const Copy& c : copies_) {
+  for (const CopyEvents& c : events_) {
     float ms0 = 0, ms1 = 0;
     FLASHSIM_CUDA_CHECK(cudaEventElapsedTime(&ms0, dev_.anchor_event, c.start));
     FLASHSIM_CUDA_CHECK(cudaEventElapsedTime(&ms1, dev_.anchor_event, c.end));
@@ -1052,7 +606,7 @@ void Replayer::finish(ReplayRun& out) {
     std::vector<Nanoseconds> rec;
     std::vector<std::uint8_t> dec;
     std::int64_t prev = -1;
-    for (const AccessRecord& r : records_) {
+    for (const AccessRecord& r : records) {
       const std::int64_t key = r.token_index < 0 ? -1
                                                  : static_cast<std::int64_t>((r.request_id & 0xffffffffull) << 24) ^
                                                        r.token_index;
@@ -1068,16 +622,16 @@ void Replayer::finish(ReplayRun& out) {
       out.token_start_ns.empty() ? 0.0 : static_cast<double>(out.token_start_ns.size()) / (static_cast<double>(span) * 1e-9);
 
   // Every resident slot's contents against its host block.
-  if (tier_) {
+  if (tier) {
     std::size_t resident = 0;
-    for (BlockIndex b = 0; b < ids_.size(); ++b) resident += tier_->state(b) == BlockState::resident;
+    for (BlockIndex b = 0; b < ids.size(); ++b) resident += tier->state(b) == BlockState::resident;
     if (resident <= 4096 || options_.verify) {
-      for (BlockIndex b = 0; b < ids_.size(); ++b) {
-        if (tier_->state(b) != BlockState::resident) continue;
-        const ByteCount bytes = tier_->block_bytes(b);
+      for (BlockIndex b = 0; b < ids.size(); ++b) {
+        if (tier->state(b) != BlockState::resident) continue;
+        const ByteCount bytes = tier->block_bytes(b);
         FLASHSIM_CUDA_CHECK(cudaMemsetAsync(dev_.scratch, 0, 8, dev_.compute));
         kernels::ConsumeArgs args;
-        args.data = dev_.pool + tier_->slot(b).offset_bytes;
+        args.data = dev_.pool + tier->slot(b).offset_bytes;
         args.bytes = bytes;
         args.checksum = dev_.scratch;
         FLASHSIM_CUDA_CHECK(kernels::launch_replay_consume(args, dev_.compute));
@@ -1092,9 +646,9 @@ void Replayer::finish(ReplayRun& out) {
 
   if (!options_.access_log.empty()) {
     TraceMeta lm;
-    lm.source = "flashsim replay of '" + meta_.source + "' on the GPU (time_ns: consume kernel start, compute_ns: its duration)";
-    lm.catalog = meta_.catalog;
-    lm.operators = meta_.operators;
+    lm.source = "flashsim replay of '" + driver_.meta().source + "' on the GPU (time_ns: consume kernel start, compute_ns: its duration)";
+    lm.catalog = driver_.meta().catalog;
+    lm.operators = driver_.meta().operators;
     lm.record_count = log.size();
     auto sink = create_trace_sink(options_.access_log, lm);
     sink->write(log);
@@ -1105,8 +659,8 @@ void Replayer::finish(ReplayRun& out) {
 }  // namespace
 
 ReplayRun replay_trace(ITraceSource& trace, const EngineConfig& config, const ReplayOptions& options) {
-  Replayer replayer(trace, config, options);
-  return replayer.run();
+  CudaBackend backend(trace, config, options);
+  return backend.run();
 }
 
 }  // namespace flashsim::hw

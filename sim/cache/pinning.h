@@ -3,7 +3,8 @@
 // and the GPU replay.
 #pragma once
 #include "sim/core/hash_map.h"
-#include "sim/engine/engine.h"
+#include "sim/cache/cache_config.h"
+#include "traces/access_record.h"
 
 namespace flashsim {
 

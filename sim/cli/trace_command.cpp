@@ -164,6 +164,12 @@ int do_stats(const std::vector<std::string>& args) {
   app.add_option("--capacity-blocks", blocks_list, "explicit LRU capacities in blocks, comma-separated");
   app.add_option("--capacity-bytes", bytes_list, "explicit LRU capacities in bytes, comma-separated (units: 2MiB)");
   app.add_flag("--json", json, "print JSON instead of text");
+  std::string size_change = "refetch";
+  app.add_option("--size-change", size_change,
+                 "a block accessed with another size than it holds: refetch (a miss) or hit (libCacheSim), "
+                 "as the scenario key cache.size_change")
+      ->check(CLI::IsMember({"refetch", "hit"}))
+      ->capture_default_str();
   add_import_options(app, c);
   if (!parse_command_line(app, args)) return 0;
   if (points < 1 || points > 100000) throw InputError("--mrc-points " + std::to_string(points) + ": expected 1 to 100000");
@@ -173,6 +179,7 @@ int do_stats(const std::vector<std::string>& args) {
   options.auto_points = static_cast<std::size_t>(points);
   options.capacity_blocks = parse_list(blocks_list, false);
   options.capacity_bytes = parse_list(bytes_list, true);
+  options.size_change = size_change == "hit" ? SizeChange::hit : SizeChange::refetch;
   const TraceStats stats = compute_stats(*source, options);
   if (json) {
     std::cout << format_stats_json(stats) << "\n";

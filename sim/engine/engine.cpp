@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/cache/pinning.h"
+#include "sim/cache/tier_session.h"
 #include "sim/core/hash_map.h"
 #include "sim/cache/fast_tier.h"
 #include "sim/core/errors.h"
@@ -33,15 +33,6 @@ enum EventKind : std::uint32_t {
   kHopDone = 2,     // a = fetch: a fifo link delivered the block one tier up
   kLinkCheck = 3,   // a = link (tier index), b = generation: a fair link's schedule changes
 };
-
-// Per-block flags (EventEngine::flags_).
-constexpr std::uint8_t kPrefetched = 1;  // brought in by a prefetch, not yet accessed
-constexpr std::uint8_t kDirty = 2;       // written while in the fast tier
-constexpr std::uint8_t kEverHeld = 4;    // has held space in the fast tier, or been accessed
-constexpr std::uint8_t kHeld = 8;        // a KV page held in use for its running request
-
-// Occupancy kinds (sim/metrics/metrics.h, OccupancySample).
-constexpr std::uint8_t kKindWeights = 0, kKindKv = 1, kKindOther = 2;
 
 // What an access carries for serving metrics.
 struct AccessTag {
@@ -96,7 +87,6 @@ struct RequestState {
   std::uint64_t remaining = 0;  // accesses not yet completed
   double need_bytes_per_s = 0.0;
   std::vector<std::uint32_t> parked;      // streams waiting for its admission
-  std::vector<BlockIndex> kv_pages;       // pages it allocated (freed at its end)
 };
 
 struct Fetch {
@@ -121,20 +111,7 @@ class EventEngine {
   EngineResult run(EngineDetail* detail);
 
  private:
-  // What prefetchers see and may do (sim/prefetch/i_prefetcher.h).
-  class View final : public IFastTierView {
-   public:
-    explicit View(const EventEngine& e) : e_(e) {}
-    BlockState state(BlockId block) const override;
-    ByteCount capacity_bytes() const override { return e_.tiers_[0]->capacity_bytes(); }
-    ByteCount reserved_bytes() const override { return e_.tiers_[0]->reserved_bytes(); }
-    Nanoseconds last_access_ns(BlockId block) const override;
-    void for_each_resident(const std::function<void(BlockId)>& visit) const override;
-    bool in_next_tier(BlockId block) const override;
-
-   private:
-    const EventEngine& e_;
-  };
+  // What prefetchers may do (sim/prefetch/i_prefetcher.h); they see the session's view.
   class Actions final : public IPrefetchActions {
    public:
     explicit Actions(EventEngine& e) : e_(e) {}
@@ -147,11 +124,8 @@ class EventEngine {
 
   void validate() const;
   void build_tiers();
-  void build_catalog();
   void prepare();
-  void new_block(BlockIndex b, BlockId id, ByteCount bytes);
-  std::uint32_t catalog_position(BlockId id) const;
-  BlockIndex number_block(BlockId id, ByteCount bytes);
+  void grow_blocks();
   bool read_chunk();
   void ensure_head(std::uint32_t s);
   MetricsWindow& window(std::uint32_t w) {
@@ -174,15 +148,12 @@ class EventEngine {
            reserved_bytes_per_s_ + requests_[r].need_bytes_per_s <= grant_bytes_per_s_ * (1.0 + 1e-12);
   }
   void access(std::uint32_t s, const Pending& p);
-  void miss(std::uint32_t s, const PolicyAccess& a, Nanoseconds pre, std::uint32_t w, Nanoseconds think,
-            const AccessTag& tag);
-  void write_allocate(std::uint32_t s, const PolicyAccess& a, Nanoseconds pre, std::uint32_t w, Nanoseconds think,
-                      const AccessTag& tag);
-  FetchAdmission admit_fast(const PolicyAccess& a, AccessCounters& c);
   void start_fetch(const PolicyAccess& a, FetchAdmission admission, Nanoseconds ready_ns, std::uint32_t waiter);
-  void charge(BlockIndex b);
-  void freed(BlockIndex b, AccessCounters& c);
   void note_peak();
+  OccupancySample occupancy_now(Nanoseconds t) const {
+    return OccupancySample{t, session_->occupancy_bytes(BlockKind::weights),
+                           session_->occupancy_bytes(BlockKind::kv_page), session_->occupancy_bytes(BlockKind::other)};
+  }
   void sample_occupancy(Nanoseconds now);
   void notify_prefetchers(std::uint32_t s, const Pending& p, const PolicyAccess& a, AccessOutcome outcome);
   bool prefetch_block(BlockId id);
@@ -210,19 +181,19 @@ class EventEngine {
   const EngineConfig& config_;
   const HardwareProfile& hw_;
   std::size_t tier_count_ = 0;
-  std::vector<std::unique_ptr<FastTier>> tiers_;  // [0, tier_count − 1); the backing tier has none
+  std::unique_ptr<TierSession> session_;          // the access protocol over tiers[0]
+  std::vector<std::unique_ptr<FastTier>> inner_;  // intermediate tiers [1, tier_count − 1)
+  std::vector<FastTier*> tiers_;                  // [0, tier_count − 1); the backing tier has none
   std::vector<std::unique_ptr<Link>> links_;      // links_[i] = tiers[i].link_to_faster, i >= 1
   std::vector<std::uint64_t> scheduled_generation_;
   Tlb tlb_;
   L2Model l2_;
-  PinnedSet pins_;
   bool next_use_from_trace_ = false;
 
   TraceScan scan_;
-  BlockNumbering blocks_;                      // numbered as the replay reads them
-  std::vector<std::uint8_t> pinned_;          // per BlockIndex
   std::vector<std::uint64_t> synthetic_base_;  // per BlockIndex (TLB only)
   std::uint64_t synthetic_next_ = 0;
+  ByteCount first_bytes_ = 0;                  // bytes of the block being numbered (synthetic layout)
   std::vector<std::uint32_t> inflight_fetch_;  // per BlockIndex: fetch into tiers[0], or kNone
   std::vector<Stream> streams_;
   std::vector<AccessRecord> chunk_;
@@ -246,17 +217,9 @@ class EventEngine {
   Nanoseconds open_window_end_ = 0;
   LatencyHistogram latency_;
 
-  // Catalog facts per BlockIndex.
-  std::vector<std::uint32_t> catalog_direct_;     // id -> catalog position (dense ids)
-  HashMap<BlockId, std::uint32_t> catalog_map_;   // the others
-  std::vector<BlockId> block_ids_;
-  std::vector<std::uint8_t> kind_;                // kKindWeights / kKindKv / kKindOther
-  std::vector<std::uint32_t> link_class_;         // segment class (segment shares only)
-  std::vector<ByteCount> charged_;                // slot bytes counted in occ_
-  std::vector<std::uint8_t> flags_;
+  std::vector<std::uint32_t> link_class_;         // per BlockIndex: segment class (segment shares only)
   std::vector<double> class_weights_;             // [0] = unlisted segments
   std::vector<std::string> class_segments_;
-  ByteCount occ_[3] = {0, 0, 0};
   OccupancyMetrics occupancy_;
   Nanoseconds next_sample_ns_ = kNeverNs;
   OutOfMemoryPoint oom_;
@@ -264,10 +227,8 @@ class EventEngine {
   // Prefetch.
   std::vector<std::unique_ptr<IPrefetcher>> prefetchers_;
   bool prefetching_ = false;
-  std::vector<Nanoseconds> last_access_;          // per BlockIndex, prefetching only
   Nanoseconds decision_now_ = 0;                  // of the access being handed to prefetchers
   std::uint64_t access_index_now_ = 0;
-  View view_{*this};
   Actions actions_{*this};
 
   // Requests and bandwidth reservation.
@@ -288,6 +249,9 @@ void EventEngine::validate() const {
   }
   if (tiers.size() > kMaxTiers) throw InputError("hardware '" + hw_.name + "': at most 32 tiers");
   if (config_.cache.capacity_bytes == 0) throw InputError("cache.capacity_bytes must be > 0");
+  if (config_.cache.ignore_sizes) {
+    throw InputError("cache.ignore_sizes: the event engine moves the blocks' bytes; use engine: cache_only");
+  }
   for (std::size_t i = 1; i + 1 < tiers.size(); ++i) {
     if (tiers[i].capacity_bytes == 0) {
       throw InputError("hardware '" + hw_.name + "': tiers[" + std::to_string(i) + "] (" + tiers[i].name +
@@ -333,24 +297,19 @@ void EventEngine::validate() const {
 void EventEngine::build_tiers() {
   tier_count_ = hw_.tiers.size();
   const TraceMeta& meta = trace_.meta();
-  pins_ = resolve_pins(config_.cache.pinned, meta, config_.cache.capacity_bytes);
-  FastTierSpec fast;
-  fast.capacity_bytes = config_.cache.capacity_bytes;
-  fast.policy = config_.cache.eviction.impl;
-  fast.policy_params = config_.cache.eviction.params;
-  fast.allocator = config_.cache.allocator.impl;
-  fast.allocator_params = config_.cache.allocator.params;
-  fast.block_count = meta.catalog.size();
-  fast.policy_capacity_bytes = config_.cache.capacity_bytes - pins_.catalog_bytes;
-  if (fast.policy_capacity_bytes == 0) fast.policy_capacity_bytes = 1;  // everything pinned
-  tiers_.push_back(FastTier::create(fast));
+  TierSessionOptions options;
+  options.kv_resident = config_.kv_resident;
+  options.track_last_access = !config_.prefetchers.empty();
+  session_ = std::make_unique<TierSession>(config_.cache, meta, options);
+  tiers_.push_back(&session_->tier());
   for (std::size_t i = 1; i + 1 < tier_count_; ++i) {
     FastTierSpec mid;
     mid.capacity_bytes = hw_.tiers[i].capacity_bytes;
     mid.policy = hw_.tiers[i].policy;
     mid.policy_params = hw_.tiers[i].policy_params;
     mid.block_count = meta.catalog.size();
-    tiers_.push_back(FastTier::create(mid));
+    inner_.push_back(FastTier::create(mid));
+    tiers_.push_back(inner_.back().get());
   }
   if (!config_.segment_shares.empty()) {
     double sum = 0.0;
@@ -369,7 +328,12 @@ void EventEngine::build_tiers() {
   for (std::size_t i = 1; i < tier_count_; ++i) {
     links_[i] = std::make_unique<Link>(hw_.tiers[i].link_to_faster, config_.window_ns, class_weights_);
   }
-  build_catalog();
+  if (tier_count_ > 2) {
+    session_->set_next_tier([this](BlockIndex b) {
+      const BlockState st = tiers_[1]->state(b);
+      return st == BlockState::resident || st == BlockState::in_use;
+    });
+  }
   PrefetcherContext pc;
   pc.meta = &meta;
   pc.capacity_bytes = config_.cache.capacity_bytes;
@@ -386,30 +350,11 @@ void EventEngine::build_tiers() {
   next_use_from_trace_ = meta.has_next_use;
 }
 
-void EventEngine::build_catalog() {
-  const auto& catalog = trace_.meta().catalog;
-  BlockId max_id = 0;
-  for (const auto& e : catalog) max_id = std::max(max_id, e.id);
-  const bool dense = !catalog.empty() && max_id < 4 * catalog.size() + 1024;
-  if (dense) catalog_direct_.assign(max_id + 1, kNone);
-  for (std::size_t i = 0; i < catalog.size(); ++i) {
-    if (dense) catalog_direct_[catalog[i].id] = static_cast<std::uint32_t>(i);
-    else catalog_map_.emplace(catalog[i].id, static_cast<std::uint32_t>(i));
-  }
-}
-
-std::uint32_t EventEngine::catalog_position(BlockId id) const {
-  if (!catalog_direct_.empty()) return id < catalog_direct_.size() ? catalog_direct_[id] : kNone;
-  auto it = catalog_map_.find(id);
-  return it == catalog_map_.end() ? kNone : it->second;
-}
-
 void EventEngine::prepare() {
   bool need_next_use = false;
   for (const auto& t : tiers_) need_next_use |= t->policy().needs_next_use();
   scan_ = scan_trace(trace_, need_next_use && !next_use_from_trace_);
   const std::size_t hint = trace_.meta().catalog.size();
-  pinned_.reserve(hint);
   inflight_fetch_.reserve(hint);
   if (tlb_.enabled()) synthetic_base_.reserve(hint);
   streams_.resize(scan_.streams.size());
@@ -438,40 +383,26 @@ void EventEngine::prepare() {
   }
 }
 
-void EventEngine::new_block(BlockIndex b, BlockId id, ByteCount bytes) {
-  const bool pinned = !pins_.ids.empty() && pins_.ids.contains(id);
-  pinned_.push_back(pinned ? 1 : 0);
-  if (pinned) tiers_[0]->pin(b);
-  inflight_fetch_.push_back(kNone);
-  block_ids_.push_back(id);
-  std::uint8_t kind = kKindOther;
-  std::uint32_t klass = 0;
-  if (const std::uint32_t pos = catalog_position(id); pos != kNone) {
-    const BlockCatalogEntry& e = trace_.meta().catalog[pos];
-    if (e.kind == "kv_page") kind = kKindKv;
-    else if (!(e.kind.empty() || e.kind == "io" || e.kind == "activation")) kind = kKindWeights;
-    if (!class_segments_.empty() && !e.segment.empty()) {
-      for (std::uint32_t k = 1; k < class_segments_.size(); ++k) {
-        if (class_segments_[k] == e.segment) klass = k;
+// Per-block vectors of the engine follow the session's numbering (a
+// prefetch may number a block the trace has not reached yet).
+void EventEngine::grow_blocks() {
+  for (BlockIndex b = static_cast<BlockIndex>(inflight_fetch_.size()); b < session_->block_count(); ++b) {
+    inflight_fetch_.push_back(kNone);
+    if (!class_segments_.empty()) {
+      std::uint32_t klass = 0;
+      if (const std::uint32_t pos = session_->catalog_position(session_->id_of(b)); pos != kNone) {
+        const std::string& segment = trace_.meta().catalog[pos].segment;
+        for (std::uint32_t k = 1; k < class_segments_.size() && !segment.empty(); ++k) {
+          if (class_segments_[k] == segment) klass = k;
+        }
       }
+      link_class_.push_back(klass);
+    }
+    if (tlb_.enabled()) {
+      synthetic_base_.push_back(synthetic_next_);
+      synthetic_next_ += (first_bytes_ + kSyntheticAlign - 1) / kSyntheticAlign * kSyntheticAlign;
     }
   }
-  kind_.push_back(kind);
-  if (!class_segments_.empty()) link_class_.push_back(klass);
-  charged_.push_back(0);
-  flags_.push_back(0);
-  if (prefetching_) last_access_.push_back(kNeverNs);
-  if (tlb_.enabled()) {
-    synthetic_base_.push_back(synthetic_next_);
-    synthetic_next_ += (bytes + kSyntheticAlign - 1) / kSyntheticAlign * kSyntheticAlign;
-  }
-}
-
-BlockIndex EventEngine::number_block(BlockId id, ByteCount bytes) {
-  bool added;
-  const BlockIndex b = blocks_.index(id, &added);
-  if (added) new_block(b, id, bytes);
-  return b;
 }
 
 bool EventEngine::read_chunk() {
@@ -486,10 +417,14 @@ bool EventEngine::read_chunk() {
       }
       last_stream_id_ = r.stream_id;
     }
-    bool added;
-    const BlockIndex b = blocks_.index(r.block_id, &added);
-    if (added) new_block(b, r.block_id, r.bytes);
-    else tiers_[0]->prefetch(b);  // its state is read when it issues, a few thousand records on
+    const std::size_t known = session_->block_count();
+    const BlockIndex b = session_->number(r.block_id);
+    if (b >= known) {
+      first_bytes_ = r.bytes;
+      grow_blocks();
+    } else {
+      tiers_[0]->prefetch(b);  // its state is read when it issues, a few thousand records on
+    }
     AccessTag tag;
     if (r.request_id != kNoRequest) {
       if (r.request_id != last_request_id_) {
@@ -555,38 +490,17 @@ void EventEngine::sample_occupancy(Nanoseconds now) {
       next_sample_ns_ = kNeverNs;
       return;
     }
-    occupancy_.samples.push_back(OccupancySample{next_sample_ns_, occ_[kKindWeights], occ_[kKindKv], occ_[kKindOther]});
+    occupancy_.samples.push_back(occupancy_now(next_sample_ns_));
     next_sample_ns_ += config_.occupancy_sample_ns;
   }
 }
 
-void EventEngine::charge(BlockIndex b) {
-  const ByteCount bytes = tiers_[0]->slot(b).reserved_bytes;
-  charged_[b] = bytes;
-  flags_[b] |= kEverHeld;
-  occ_[kind_[b]] += bytes;
-  note_peak();
-}
-
 void EventEngine::note_peak() {
-  occupancy_.peak_weights_bytes = std::max(occupancy_.peak_weights_bytes, occ_[kKindWeights]);
-  occupancy_.peak_kv_bytes = std::max(occupancy_.peak_kv_bytes, occ_[kKindKv]);
-  occupancy_.peak_other_bytes = std::max(occupancy_.peak_other_bytes, occ_[kKindOther]);
-  const ByteCount total = occ_[0] + occ_[1] + occ_[2];
-  if (total > occupancy_.peak.total_bytes()) {
-    occupancy_.peak = OccupancySample{now_, occ_[kKindWeights], occ_[kKindKv], occ_[kKindOther]};
-  }
-}
-
-// `b` left the fast tier (FastTier already freed it): occupancy, an unused
-// prefetch, a write-back of a written block.
-void EventEngine::freed(BlockIndex b, AccessCounters& c) {
-  occ_[kind_[b]] -= charged_[b];
-  std::uint8_t& f = flags_[b];
-  if (f & kPrefetched) ++c.prefetch_unused;
-  if (f & kDirty) c.bytes_written_back += charged_[b];
-  f &= static_cast<std::uint8_t>(~(kPrefetched | kDirty | kHeld));
-  charged_[b] = 0;
+  const OccupancySample o = occupancy_now(now_);
+  occupancy_.peak_weights_bytes = std::max(occupancy_.peak_weights_bytes, o.weights_bytes);
+  occupancy_.peak_kv_bytes = std::max(occupancy_.peak_kv_bytes, o.kv_bytes);
+  occupancy_.peak_other_bytes = std::max(occupancy_.peak_other_bytes, o.other_bytes);
+  if (o.total_bytes() > occupancy_.peak.total_bytes()) occupancy_.peak = o;
 }
 
 std::uint32_t EventEngine::new_waiter(std::uint32_t s, Nanoseconds issue, Nanoseconds ready, std::uint32_t w,
@@ -686,8 +600,6 @@ void EventEngine::access(std::uint32_t s, const Pending& p) {
 
   const std::uint32_t w = window_of(now_);
   AccessCounters& c = window(w).counters;
-  ++c.accesses;
-  c.bytes_accessed += r.bytes;
 
   Nanoseconds pre = 0;
   if (tlb_.enabled()) {
@@ -698,111 +610,44 @@ void EventEngine::access(std::uint32_t s, const Pending& p) {
     const ByteCount excess = reserved > hw_.contention.baseline_bytes ? reserved - hw_.contention.baseline_bytes : 0;
     pre += std::llround(hw_.contention.ns_per_mib * static_cast<double>(excess) / static_cast<double>(kMiB));
   }
-  if (l2_.enabled() && r.address != kNoAddress) pre += l2_.access(r.address, r.bytes, pinned_[b] != 0);
+  if (l2_.enabled() && r.address != kNoAddress) pre += l2_.access(r.address, r.bytes, session_->is_pinned(b));
   const Nanoseconds think =
       config_.issue == IssueMode::closed ? (r.compute_ns > 0 ? r.compute_ns : config_.gap_ns) : 0;
 
-  FastTier& fast = *tiers_[0];
-  BlockState state = fast.state(b);
-  AccessOutcome outcome = AccessOutcome::miss;
-  if (state == BlockState::resident || state == BlockState::in_use) {
-    // A KV page held for its request cannot be dropped: a size change reads it as a hit.
-    if (fast.block_bytes(b) == r.bytes || state == BlockState::in_use) {
-      fast.on_access_hit(a);
-      ++c.hits;
-      c.bytes_hit += r.bytes;
-      if (r.op == AccessOp::write) flags_[b] |= kDirty;
-      if (prefetching_ && (flags_[b] & kPrefetched)) {
-        ++c.prefetch_used_timely;
-        flags_[b] &= static_cast<std::uint8_t>(~kPrefetched);
+  const std::uint32_t request = p.tag.request == kNone ? TierSession::kNoRequestIndex : p.tag.request;
+  const AccessKind kind = session_->access(a, request, c);
+  const Nanoseconds hit = hw_.tiers[0].hit_latency_ns;
+  switch (kind) {
+    case AccessKind::hit:
+      finish(s, now_, now_ + pre + hit, w, think, p.tag, false);
+      break;
+    case AccessKind::delayed_hit:
+      add_waiter(fetches_[inflight_fetch_[b]], new_waiter(s, now_, now_ + pre, w, think, p.tag));
+      break;
+    case AccessKind::write_allocated:
+      note_peak();
+      finish(s, now_, now_ + pre + hit, w, think, p.tag, true);
+      break;
+    case AccessKind::written_through:
+      // The append is written through to the backing tier, timed as a
+      // transfer of the page over the links.
+      if (!oom_.reached) {
+        oom_ = session_->oom_snapshot(b);
+        oom_.time_ns = now_;
+        oom_.request_id = p.tag.request != kNone ? scan_.requests[p.tag.request].request_id : kNoRequest;
+        oom_.token_index = p.tag.token;
       }
-      outcome = AccessOutcome::hit;
-      finish(s, now_, now_ + pre + hw_.tiers[0].hit_latency_ns, w, think, p.tag, false);
-    } else {
-      fast.invalidate(b);  // size changed: the old copy is dropped (not an eviction)
-      freed(b, c);
-      state = BlockState::absent;
-    }
-  } else if (state == BlockState::in_flight) {
-    ++c.delayed_hits;
-    if (prefetching_ && (flags_[b] & kPrefetched)) {
-      ++c.prefetch_used_late;
-      flags_[b] &= static_cast<std::uint8_t>(~kPrefetched);
-    }
-    outcome = AccessOutcome::delayed_hit;
-    add_waiter(fetches_[inflight_fetch_[b]], new_waiter(s, now_, now_ + pre, w, think, p.tag));
+      start_fetch(a, FetchAdmission::bypass, now_ + pre, new_waiter(s, now_, now_ + pre, w, think, p.tag));
+      break;
+    case AccessKind::miss:
+      note_peak();
+      start_fetch(a, FetchAdmission::admitted, now_ + pre, new_waiter(s, now_, now_ + pre, w, think, p.tag));
+      break;
+    case AccessKind::bypass:
+      start_fetch(a, FetchAdmission::bypass, now_ + pre, new_waiter(s, now_, now_ + pre, w, think, p.tag));
+      break;
   }
-  if (state == BlockState::absent) {
-    if (r.op == AccessOp::write && kind_[b] == kKindKv && !(flags_[b] & kEverHeld)) {
-      write_allocate(s, a, pre, w, think, p.tag);
-    } else {
-      miss(s, a, pre, w, think, p.tag);
-    }
-    flags_[b] |= kEverHeld;  // hits and delayed hits were charged (or pinned) already: set there
-  }
-  if (prefetching_) notify_prefetchers(s, p, a, outcome);
-}
-
-FetchAdmission EventEngine::admit_fast(const PolicyAccess& a, AccessCounters& c) {
-  FastTier& fast = *tiers_[0];
-  const ByteCount evicted_before = fast.counters().bytes_evicted;
-  const FetchAdmission admission = fast.begin_fetch(a, &evicted_);
-  c.evictions += evicted_.size();
-  c.bytes_evicted += fast.counters().bytes_evicted - evicted_before;
-  for (BlockIndex victim : evicted_) freed(victim, c);
-  if (admission == FetchAdmission::admitted) charge(a.block);
-  return admission;
-}
-
-void EventEngine::miss(std::uint32_t s, const PolicyAccess& a, Nanoseconds pre, std::uint32_t w, Nanoseconds think,
-                       const AccessTag& tag) {
-  AccessCounters& c = windows_[w].counters;
-  ++c.misses;
-  c.bytes_fetched += a.bytes;
-  const FetchAdmission admission = admit_fast(a, c);
-  if (admission == FetchAdmission::bypass) ++c.bypasses;
-  start_fetch(a, admission, now_ + pre, new_waiter(s, now_, now_ + pre, w, think, tag));
-}
-
-// A KV append to a page never seen before: space is allocated in place and
-// the write needs no transfer. When the tier cannot admit it, that is the
-// out-of-memory point (metrics.h); the append is written through to the
-// backing tier, which the engine times as a transfer of the page over the
-// links (a D2H copy costed like the H2D one).
-void EventEngine::write_allocate(std::uint32_t s, const PolicyAccess& a, Nanoseconds pre, std::uint32_t w,
-                                 Nanoseconds think, const AccessTag& tag) {
-  AccessCounters& c = windows_[w].counters;
-  ++c.misses;
-  ++c.write_allocations;
-  const BlockIndex b = a.block;
-  FastTier& fast = *tiers_[0];
-  const FetchAdmission admission = admit_fast(a, c);
-  if (admission == FetchAdmission::admitted) {
-    fast.on_arrival(a);
-    flags_[b] |= kDirty;
-    if (tag.request != kNone) {
-      requests_[tag.request].kv_pages.push_back(b);
-      if (config_.kv_resident) {
-        fast.acquire(b);
-        flags_[b] |= kHeld;
-      }
-    }
-    finish(s, now_, now_ + pre + hw_.tiers[0].hit_latency_ns, w, think, tag, true);
-    return;
-  }
-  ++c.bypasses;
-  c.bytes_written_back += a.bytes;
-  if (!oom_.reached) {
-    oom_.reached = true;
-    oom_.time_ns = now_;
-    oom_.request_id = tag.request != kNone ? scan_.requests[tag.request].request_id : kNoRequest;
-    oom_.token_index = tag.token;
-    oom_.block_id = block_ids_[b];
-    oom_.kv_bytes = occ_[kKindKv];
-    oom_.reserved_bytes = fast.reserved_bytes();
-    oom_.pinned_bytes = fast.pinned_bytes();
-  }
-  start_fetch(a, admission, now_ + pre, new_waiter(s, now_, now_ + pre, w, think, tag));
+  if (prefetching_) notify_prefetchers(s, p, a, outcome_of(kind));
 }
 
 // The copy of a.block toward tiers[0] (store-and-forward through the
@@ -850,12 +695,12 @@ void EventEngine::start_fetch(const PolicyAccess& a, FetchAdmission admission, N
 }
 
 void EventEngine::notify_prefetchers(std::uint32_t s, const Pending& p, const PolicyAccess& a, AccessOutcome outcome) {
-  last_access_[p.block] = a.now_ns;
+  session_->note_access(p.block, a.now_ns);
   decision_now_ = a.now_ns;
   access_index_now_ = p.index;
   PrefetchAccess pa;
   pa.now_ns = a.now_ns;
-  pa.block_id = block_ids_[p.block];
+  pa.block_id = session_->id_of(p.block);
   pa.bytes = p.bytes;
   pa.access_index = p.index;
   pa.stream_id = scan_.streams[s].stream_id;
@@ -864,76 +709,32 @@ void EventEngine::notify_prefetchers(std::uint32_t s, const Pending& p, const Po
   pa.phase = p.tag.phase;
   pa.operator_id = p.operator_id;
   pa.outcome = outcome;
-  for (auto& prefetcher : prefetchers_) prefetcher->on_access(pa, view_, actions_);
+  for (auto& prefetcher : prefetchers_) prefetcher->on_access(pa, session_->view(), actions_);
 }
 
 bool EventEngine::prefetch_block(BlockId id) {
-  const std::uint32_t pos = catalog_position(id);
-  if (pos == kNone) {
-    throw InputError("prefetch: block " + std::to_string(id) + " is not in the catalog of trace '" +
-                     trace_.meta().source + "' (its size is unknown)");
+  AccessCounters& c = window(window_of(now_)).counters;
+  const std::size_t known = session_->block_count();
+  BlockIndex b = 0;
+  const bool issued = session_->prefetch(id, decision_now_, access_index_now_, c, &b);
+  if (session_->block_count() > known) {
+    first_bytes_ = trace_.meta().catalog[session_->catalog_position(id)].bytes;
+    grow_blocks();
   }
-  const ByteCount bytes = trace_.meta().catalog[pos].bytes;
-  if (bytes == 0) return false;
-  const BlockIndex b = number_block(id, bytes);
-  FastTier& fast = *tiers_[0];
-  if (fast.state(b) != BlockState::absent || pinned_[b]) return false;
+  if (!issued) return false;
+  note_peak();
   PolicyAccess a;
   a.now_ns = decision_now_;
   a.block = b;
-  a.bytes = bytes;
+  a.bytes = tiers_[0]->block_bytes(b);
   a.access_index = access_index_now_;
-  a.next_use_index = kNeverAccessedAgain;  // a prefetch's next use is not known (only the trace has it)
   a.op = AccessOp::read;
   a.is_prefetch = true;
-  AccessCounters& c = window(window_of(now_)).counters;
-  if (admit_fast(a, c) != FetchAdmission::admitted) return false;
-  ++c.prefetches;
-  c.bytes_prefetched += bytes;
-  c.bytes_fetched += bytes;
-  flags_[b] |= kPrefetched;
   start_fetch(a, FetchAdmission::admitted, now_, kNone);
   return true;
 }
 
-bool EventEngine::evict_block(BlockId id) {
-  const BlockIndex b = blocks_.find(id);
-  if (b == BlockNumbering::kNone) return false;
-  FastTier& fast = *tiers_[0];
-  if (fast.state(b) != BlockState::resident || fast.is_pinned(b)) return false;
-  AccessCounters& c = window(window_of(now_)).counters;
-  const ByteCount evicted_before = fast.counters().bytes_evicted;
-  fast.evict_explicit(b);
-  ++c.evictions;
-  c.bytes_evicted += fast.counters().bytes_evicted - evicted_before;
-  freed(b, c);
-  return true;
-}
-
-BlockState EventEngine::View::state(BlockId block) const {
-  const BlockIndex b = e_.blocks_.find(block);
-  return b == BlockNumbering::kNone ? BlockState::absent : e_.tiers_[0]->state(b);
-}
-
-Nanoseconds EventEngine::View::last_access_ns(BlockId block) const {
-  const BlockIndex b = e_.blocks_.find(block);
-  return b == BlockNumbering::kNone || b >= e_.last_access_.size() ? kNeverNs : e_.last_access_[b];
-}
-
-void EventEngine::View::for_each_resident(const std::function<void(BlockId)>& visit) const {
-  const FastTier& fast = *e_.tiers_[0];
-  for (BlockIndex b = 0; b < e_.block_ids_.size(); ++b) {
-    if (fast.state(b) == BlockState::resident && !fast.is_pinned(b)) visit(e_.block_ids_[b]);
-  }
-}
-
-bool EventEngine::View::in_next_tier(BlockId block) const {
-  if (e_.tier_count_ <= 2) return true;  // the next tier is the backing tier
-  const BlockIndex b = e_.blocks_.find(block);
-  if (b == BlockNumbering::kNone) return false;
-  const BlockState st = e_.tiers_[1]->state(b);
-  return st == BlockState::resident || st == BlockState::in_use;
-}
+bool EventEngine::evict_block(BlockId id) { return session_->evict(id, window(window_of(now_)).counters); }
 
 void EventEngine::start_hop(std::uint32_t f) {
   const std::uint32_t from = fetches_[f].at_tier;
@@ -990,9 +791,8 @@ void EventEngine::arrive_fast_tier(std::uint32_t f) {
   if (fetch.admitted) {
     PolicyAccess a = fetch.access;
     a.now_ns = decision_time(fetch.access.now_ns);
-    tiers_[0]->on_arrival(a);
+    session_->arrived(a);
     inflight_fetch_[a.block] = kNone;
-    if (prefetching_ && a.is_prefetch) last_access_[a.block] = a.now_ns;
   }
   const Nanoseconds hit = hw_.tiers[0].hit_latency_ns;
   for (std::uint32_t id = fetch.waiters; id != kNone;) {
@@ -1050,21 +850,7 @@ void EventEngine::request_access_done(const AccessTag& tag, Nanoseconds done_ns)
 // back: the request is over) and its reservation returned.
 void EventEngine::end_request(std::uint32_t r) {
   RequestState& q = requests_[r];
-  FastTier& fast = *tiers_[0];
-  AccessCounters& c = window(window_of(now_)).counters;
-  for (BlockIndex b : q.kv_pages) {
-    if (flags_[b] & kHeld) {
-      fast.release(b);
-      flags_[b] &= static_cast<std::uint8_t>(~kHeld);
-    }
-    if (fast.state(b) == BlockState::resident && !fast.is_pinned(b)) {
-      flags_[b] &= static_cast<std::uint8_t>(~kDirty);
-      fast.invalidate(b);
-      freed(b, c);
-    }
-  }
-  q.kv_pages.clear();
-  q.kv_pages.shrink_to_fit();
+  session_->end_request(r, window(window_of(now_)).counters);
   if (q.status == RequestState::admitted && config_.reservation.enabled) {
     reserved_bytes_per_s_ -= q.need_bytes_per_s;
     if (--admitted_active_ == 0) reserved_bytes_per_s_ = 0.0;
@@ -1102,15 +888,12 @@ EngineResult EventEngine::run(EngineDetail* detail) {
     if (next_sample_ns_ <= last_done_) sample_occupancy(last_done_);
     // The state at the end (requests' KV freed), unless a sample fell on it.
     if (occupancy_.samples.empty() || occupancy_.samples.back().time_ns < last_done_) {
-      occupancy_.samples.push_back(OccupancySample{last_done_, occ_[kKindWeights], occ_[kKindKv], occ_[kKindOther]});
+      occupancy_.samples.push_back(occupancy_now(last_done_));
     }
   }
   m.occupancy = std::move(occupancy_);
   m.out_of_memory = oom_;
-  if (prefetching_) {  // prefetched blocks never accessed before the end
-    AccessCounters& c = window(window_of(last_done_)).counters;
-    for (std::uint8_t f : flags_) c.prefetch_unused += (f & kPrefetched) ? 1 : 0;
-  }
+  if (prefetching_) session_->finish(window(window_of(last_done_)).counters);  // prefetches never accessed
   for (std::size_t r = 0; r < requests_.size(); ++r) {
     const RequestState& q = requests_[r];
     RequestMetrics rm;

@@ -1,42 +1,19 @@
-// The simulator's entry points: the full discrete-event engine, and the
-// cache-only path (hits and bytes, no time) used for sweeps and benchmarks.
+// The simulator's entry point: the full discrete-event engine (the
+// cache-only path, hits and bytes without time, is sim/cache/cache_only.h).
 #pragma once
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "sim/cache/cache_config.h"
+#include "sim/cache/cache_only.h"
 #include "sim/core/decision_clock.h"
 #include "sim/engine/hardware_profile.h"
 #include "sim/metrics/metrics.h"
 #include "traces/trace_source.h"
 
 namespace flashsim {
-
-/// Which registered implementation to build, with its parameters (value text).
-struct ComponentChoice {
-  std::string impl;
-  std::map<std::string, std::string> params;
-};
-
-/// Blocks the fast tier never evicts: by id, or by group through the trace's
-/// block catalog (every block of a layer, of a kind such as "embedding", or
-/// of a model segment such as "shared": tied embeddings and parameters a
-/// model config marks as shared).
-struct PinSpec {
-  std::vector<BlockId> blocks;
-  std::vector<std::int32_t> layers;
-  std::vector<std::string> kinds;
-  std::vector<std::string> segments;
-  bool empty() const { return blocks.empty() && layers.empty() && kinds.empty() && segments.empty(); }
-};
-
-struct CacheConfig {
-  ByteCount capacity_bytes = 0;                       ///< fast-tier capacity
-  ComponentChoice eviction{"lru", {}};                ///< PolicyRegistry name + params
-  ComponentChoice allocator{"bytes", {}};             ///< SlotAllocatorRegistry name + params
-  PinSpec pinned;
-};
 
 /// When a stream issues its next access.
 enum class IssueMode {
@@ -119,9 +96,5 @@ struct EngineResult {
 /// trace record that violates the schema (names the record index).
 EngineResult run_engine(ITraceSource& trace, const EngineConfig& config);
 
-/// Replays `trace` through the fast tier's policy only: no time, no links,
-/// byte capacity with variable-size blocks. simulated_ns stays 0 and
-/// latency is empty. Same hit/miss/eviction definitions as run_engine.
-RunMetrics run_cache_only(ITraceSource& trace, const CacheConfig& cache);
 
 }  // namespace flashsim

@@ -10,42 +10,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/cache/block_numbering.h"
 #include "sim/core/hash_map.h"
 #include "traces/trace_source.h"
 
 namespace flashsim {
-
-/// BlockId -> dense BlockIndex, in order of first sight. Ids small enough
-/// to be dense (below 4 x blocks + 1024) are kept in a plain table, others
-/// in a hash map.
-class BlockNumbering {
- public:
-  static constexpr BlockIndex kNone = 0xFFFFFFFFu;
-
-  /// Index of `id`; a new id gets the next index and sets *added.
-  /// Throws InputError past 2^32 − 2 distinct blocks.
-  BlockIndex index(BlockId id, bool* added) {
-    if (id < direct_.size() && direct_[id] != kNone) {
-      *added = false;
-      return direct_[id];
-    }
-    return index_slow(id, added);
-  }
-  std::size_t size() const { return count_; }
-  /// Index of `id`, or kNone if not numbered (adds nothing).
-  BlockIndex find(BlockId id) const {
-    if (id < direct_.size()) return direct_[id];
-    auto it = map_.find(id);
-    return it == map_.end() ? kNone : it->second;
-  }
-
- private:
-  BlockIndex index_slow(BlockId id, bool* added);
-
-  std::vector<BlockIndex> direct_;  // id -> index, kNone = not numbered
-  HashMap<BlockId, BlockIndex> map_;
-  std::size_t count_ = 0;
-};
 
 /// stream_id -> dense stream index, in order of first sight; ids below
 /// 65536 (the usual case) through a plain table.

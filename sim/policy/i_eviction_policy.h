@@ -19,10 +19,9 @@
 
 #include "sim/core/registry.h"
 #include "sim/core/units.h"
+#include "traces/access_op.h"
 
 namespace flashsim {
-
-enum class AccessOp : std::uint8_t { read = 0, write = 1 };
 
 /// What a policy learns about one access.
 struct PolicyAccess {

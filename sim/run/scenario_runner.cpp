@@ -78,8 +78,13 @@ ScenarioResults run_scenario(const ScenarioDocument& document, const RunnerOptio
     auto& slot = providers[key];
     if (!slot) slot = std::make_shared<TraceProvider>(scenarios[p].workload, options.memory_limit_records);
     provider_of[p] = slot.get();
+    if (scenarios[p].cache.ignore_sizes && scenarios[p].engine != EngineKind::cache_only) {
+      throw InputError(scenarios[p].source + ": key 'cache.ignore_sizes': needs engine: cache_only (the event "
+                       "engine moves the blocks' bytes)");
+    }
     if (scenarios[p].cache.capacity.is_fraction) {
-      footprint[p] = slot->footprint().bytes;
+      // With sizes ignored every block is one unit: a share of the blocks.
+      footprint[p] = scenarios[p].cache.ignore_sizes ? slot->footprint().blocks : slot->footprint().bytes;
       capacity[p] = scenarios[p].cache.capacity.resolve(footprint[p]);
       if (capacity[p] == 0) {
         throw InputError(scenarios[p].source + ": key 'cache.capacity': " + scenarios[p].cache.capacity.text +

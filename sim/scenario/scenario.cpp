@@ -33,6 +33,8 @@ EngineConfig Scenario::engine_config(std::size_t policy_index, ByteCount capacit
   config.cache.eviction = policies.at(policy_index).choice;
   config.cache.allocator = cache.allocator;
   config.cache.pinned = cache.pinned;
+  config.cache.size_change = cache.size_change;
+  config.cache.ignore_sizes = cache.ignore_sizes;
   config.issue = workload.issue;
   config.gap_ns = workload.gap_ns;
   config.decision_clock = decision_clock;

@@ -58,6 +58,8 @@ struct CacheSpec {
   ByteCount granularity_bytes = 0;         ///< split blocks into pieces of this size; 0 = whole blocks
   ComponentChoice allocator{"bytes", {}};  ///< resolved params (defaults included)
   PinSpec pinned;
+  SizeChange size_change = SizeChange::refetch;  ///< cache.size_change
+  bool ignore_sizes = false;                     ///< cache.ignore_sizes (capacity in blocks)
 };
 
 /// One policy to run: registered name, parameters as resolved (defaults

@@ -208,7 +208,7 @@ ConfigNode list_node(const std::vector<std::string>& items) {
 CacheSpec resolve_cache(const ConfigNode* node, const ConfigNode& root, ConfigNode& resolved) {
   if (!node) throw_at(root.pos, "", "missing key 'cache' (cache: {capacity: 2GiB or 50%})");
   expect_map(*node, "cache", false);
-  reject_unknown_keys(*node, "cache", {"capacity", "granularity", "allocator", "pin"});
+  reject_unknown_keys(*node, "cache", {"capacity", "granularity", "allocator", "pin", "size_change", "ignore_sizes"});
   CacheSpec c;
   const ConfigNode* capacity = node->find("capacity");
   if (!capacity) throw_at(node->pos, "cache", "missing key 'capacity' (e.g. 2GiB, or 50% of the trace's footprint)");
@@ -236,6 +236,22 @@ CacheSpec resolve_cache(const ConfigNode* node, const ConfigNode& root, ConfigNo
                                                 "slot allocator", SlotAllocatorRegistry::instance());
   c.allocator = a.choice;
   resolved.set("allocator", a.resolved);
+  std::string size_change = "refetch";
+  if (const ConfigNode* sc = node->find("size_change"); sc && !sc->is_null()) {
+    size_change = expect_scalar(*sc, "cache.size_change", "refetch or hit");
+    if (size_change != "refetch" && size_change != "hit") {
+      throw_at(sc->pos, "cache.size_change", "'" + size_change + "' is not one of: refetch, hit");
+    }
+  }
+  c.size_change = size_change == "hit" ? SizeChange::hit : SizeChange::refetch;
+  resolved.set("size_change", ConfigNode::make_scalar(size_change));
+  std::string ignore = "false";
+  if (const ConfigNode* ig = node->find("ignore_sizes"); ig && !ig->is_null()) {
+    ignore = expect_scalar(*ig, "cache.ignore_sizes", "true or false");
+    if (ignore != "true" && ignore != "false") throw_at(ig->pos, "cache.ignore_sizes", "'" + ignore + "' is not true or false");
+  }
+  c.ignore_sizes = ignore == "true";
+  resolved.set("ignore_sizes", ConfigNode::make_scalar(ignore));
 
   ConfigNode pin_resolved = ConfigNode::make_map();
   std::vector<std::string> blocks_text, layers_text, kinds;

@@ -9,6 +9,7 @@
 
 #include "sim/core/errors.h"
 #include "sim/engine/engine.h"
+#include "sim/policy/i_eviction_policy.h"
 
 namespace flashsim {
 namespace {

@@ -57,7 +57,7 @@ void StackDistanceTracker::compress() {
   next_slot_ = j;
 }
 
-StackDistanceTracker::Result StackDistanceTracker::access(std::uint64_t block, ByteCount bytes) {
+StackDistanceTracker::Result StackDistanceTracker::access(std::uint64_t block, ByteCount bytes, bool keep_size) {
   Result result;
   auto [it, inserted] = index_of_.try_emplace(block, static_cast<std::uint32_t>(last_slot_.size()));
   const std::uint32_t b = it->second;
@@ -67,6 +67,8 @@ StackDistanceTracker::Result StackDistanceTracker::access(std::uint64_t block, B
     last_slot_.push_back(0);
     size_.push_back(0);
   } else {
+    result.previous_bytes = size_[b];
+    if (keep_size) bytes = size_[b];
     const std::size_t p = last_slot_[b];
     const Node before = prefix(p);  // includes b's own mark
     result.reuse_distance = live_ - static_cast<std::uint64_t>(before.count);

@@ -32,12 +32,17 @@ class StackDistanceTracker {
     /// Dense number of the block (0, 1, ... in order of first access), so
     /// callers can keep per-block data in vectors.
     std::uint32_t block_index = 0;
+    /// The size the stack held for the block before this access (0 when cold).
+    ByteCount previous_bytes = 0;
   };
 
   explicit StackDistanceTracker(std::size_t initial_time_slots = 1 << 16);
 
   /// Records an access of `block` with `bytes` and returns its distances.
-  Result access(std::uint64_t block, ByteCount bytes);
+  /// With `keep_size`, a block already in the stack keeps the size it has
+  /// there (SizeChange::hit: a cached block keeps the space it was admitted
+  /// with) and counts at that size in byte_stack_distance.
+  Result access(std::uint64_t block, ByteCount bytes, bool keep_size = false);
 
   std::uint64_t distinct_blocks() const { return last_slot_.size(); }
 

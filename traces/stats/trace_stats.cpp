@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <limits>
 
 #include "traces/stats/footprint.h"
 #include "traces/stats/stack_distance.h"
@@ -99,7 +100,7 @@ TraceStats compute_stats(ITraceSource& source, const StatsOptions& options) {
       ++st.records;
       st.accessed_bytes += r.bytes;
       (r.op == AccessOp::write ? st.writes : st.reads) += 1;
-      const auto d = tracker.access(r.block_id, r.bytes);
+      const auto d = tracker.access(r.block_id, r.bytes, options.size_change == SizeChange::hit);
       if (d.cold) {
         largest.push_back(r.bytes);
         ++st.reuse.cold;
@@ -108,7 +109,8 @@ TraceStats compute_stats(ITraceSource& source, const StatsOptions& options) {
       largest[d.block_index] = std::max(largest[d.block_index], r.bytes);
       ++buckets[static_cast<std::size_t>(std::bit_width(d.reuse_distance))];
       by_blocks.add(d.reuse_distance + 1, r.bytes);
-      by_bytes.add(d.byte_stack_distance, r.bytes);
+      const bool refetched = options.size_change == SizeChange::refetch && d.previous_bytes != r.bytes;
+      by_bytes.add(refetched ? std::numeric_limits<std::uint64_t>::max() : d.byte_stack_distance, r.bytes);
     }
   }
   source.rewind();

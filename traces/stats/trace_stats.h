@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/size_change.h"
 #include "traces/trace_source.h"
 
 namespace flashsim {
@@ -62,6 +63,11 @@ struct StatsOptions {
   /// Capacities of mrc_bytes; empty: auto_points points ⌈i·F/N⌉, F = footprint bytes.
   std::vector<ByteCount> capacity_bytes;
   std::size_t auto_points = 16;
+  /// How the byte curve treats an access whose size differs from the size
+  /// its block has in the stack, as the simulator's cache.size_change does:
+  /// refetch -> a miss at every capacity (the block takes the new size);
+  /// hit -> judged by its stack distance, the block keeping its old size.
+  SizeChange size_change = SizeChange::refetch;
 };
 
 /// Reads `source` from the start (rewinds first). When a capacity list is

@@ -1,0 +1,297 @@
+#include "sim/cache/tier_session.h"
+
+#include <algorithm>
+#include <string>
+
+#include "sim/core/errors.h"
+
+namespace flashsim {
+
+ByteCount policy_capacity_bytes(ByteCount capacity_bytes, ByteCount pinned_bytes) {
+  return capacity_bytes > pinned_bytes ? capacity_bytes - pinned_bytes : 1;
+}
+
+std::vector<std::uint64_t> compute_next_use(ITraceSource& trace) {
+  std::vector<std::uint64_t> next_use;
+  next_use.reserve(trace.meta().record_count);
+  HashMap<BlockId, std::uint64_t> last;  // block -> index of its latest record
+  std::vector<AccessRecord> chunk(4096);
+  std::uint64_t i = 0;
+  trace.rewind();
+  for (std::size_t n; (n = trace.read(chunk)) > 0;) {
+    for (std::size_t k = 0; k < n; ++k, ++i) {
+      auto [it, added] = last.try_emplace(chunk[k].block_id, i);
+      if (!added) {
+        next_use[it->second] = i;
+        it->second = i;
+      }
+      next_use.push_back(kNeverAccessedAgain);
+    }
+  }
+  trace.rewind();
+  return next_use;
+}
+
+AccessOutcome outcome_of(AccessKind kind) {
+  switch (kind) {
+    case AccessKind::hit: return AccessOutcome::hit;
+    case AccessKind::delayed_hit: return AccessOutcome::delayed_hit;
+    default: return AccessOutcome::miss;
+  }
+}
+
+TierSession::TierSession(const CacheConfig& cache, const TraceMeta& meta, const TierSessionOptions& options)
+    : cache_(cache), meta_(meta), options_(options) {
+  if (cache.capacity_bytes == 0) throw InputError("cache.capacity_bytes must be > 0");
+  ignore_sizes_ = cache.ignore_sizes;
+  size_change_hit_ = cache.size_change == SizeChange::hit;
+  pins_ = resolve_pins(cache.pinned, meta, cache.capacity_bytes);
+  policy_capacity_ = flashsim::policy_capacity_bytes(cache.capacity_bytes, pins_.catalog_bytes);
+  FastTierSpec spec;
+  spec.capacity_bytes = cache.capacity_bytes;
+  spec.policy = cache.eviction.impl;
+  spec.policy_params = cache.eviction.params;
+  spec.allocator = options.allocator.empty() ? cache.allocator.impl : options.allocator;
+  if (spec.allocator == cache.allocator.impl) spec.allocator_params = cache.allocator.params;
+  spec.block_count = meta.catalog.size();
+  spec.policy_capacity_bytes = policy_capacity_;
+  tier_ = FastTier::create(spec);
+
+  const auto& catalog = meta.catalog;
+  BlockId max_id = 0;
+  for (const auto& e : catalog) max_id = std::max(max_id, e.id);
+  const bool dense = !catalog.empty() && max_id < 4 * catalog.size() + 1024;
+  if (dense) catalog_direct_.assign(max_id + 1, BlockNumbering::kNone);
+  for (std::size_t i = 0; i < catalog.size(); ++i) {
+    if (dense) catalog_direct_[catalog[i].id] = static_cast<std::uint32_t>(i);
+    else catalog_map_.emplace(catalog[i].id, static_cast<std::uint32_t>(i));
+  }
+  blocks_.reserve(catalog.size());
+}
+
+std::uint32_t TierSession::catalog_position(BlockId id) const {
+  if (!catalog_direct_.empty()) return id < catalog_direct_.size() ? catalog_direct_[id] : BlockNumbering::kNone;
+  auto it = catalog_map_.find(id);
+  return it == catalog_map_.end() ? BlockNumbering::kNone : it->second;
+}
+
+void TierSession::add_block(BlockIndex b, BlockId id) {
+  Block block;
+  block.id = id;
+  block.catalog = catalog_position(id);
+  if (block.catalog != BlockNumbering::kNone) {
+    const std::string& kind = meta_.catalog[block.catalog].kind;
+    if (kind == "kv_page") block.kind = BlockKind::kv_page;
+    else if (!(kind.empty() || kind == "io" || kind == "activation")) block.kind = BlockKind::weights;
+  }
+  if (!pins_.ids.empty() && pins_.ids.contains(id)) {
+    block.flags |= kPinned;
+    tier_->pin(b);
+  }
+  blocks_.push_back(block);
+  if (options_.track_last_access) last_access_.push_back(kNeverNs);
+}
+
+FetchAdmission TierSession::admit(const PolicyAccess& a, AccessCounters& c) {
+  const ByteCount evicted_before = tier_->counters().bytes_evicted;
+  const FetchAdmission admission = tier_->begin_fetch(a, &evicted_);
+  c.evictions += evicted_.size();
+  c.bytes_evicted += tier_->counters().bytes_evicted - evicted_before;
+  for (BlockIndex victim : evicted_) depart(victim, c);
+  Block& block = blocks_[a.block];
+  block.flags |= kEverHeld;
+  if (admission == FetchAdmission::admitted) {
+    block.slot = tier_->slot(a.block);
+    block.held = a.bytes;
+    occupancy_[static_cast<int>(block.kind)] += block.slot.reserved_bytes;
+  }
+  return admission;
+}
+
+// b left the tier (the tier already freed its space).
+void TierSession::depart(BlockIndex b, AccessCounters& c) {
+  Block& block = blocks_[b];
+  occupancy_[static_cast<int>(block.kind)] -= block.slot.reserved_bytes;
+  if (block.flags & kPrefetched) ++c.prefetch_unused;
+  const bool dirty = block.flags & kDirty;
+  if (dirty) c.bytes_written_back += block.slot.reserved_bytes;
+  departures_.push_back(Departure{b, block.slot, block.held, dirty});
+  block.flags &= static_cast<std::uint8_t>(~(kPrefetched | kDirty | kHeld));
+  block.slot = SlotRange{};
+  block.held = 0;
+}
+
+void TierSession::leave(BlockIndex b, AccessCounters& c) {
+  tier_->invalidate(b);
+  depart(b, c);
+}
+
+AccessKind TierSession::access(const PolicyAccess& recorded, std::uint32_t request, AccessCounters& c) {
+  departures_.clear();
+  PolicyAccess unit;
+  if (ignore_sizes_) {
+    unit = recorded;
+    unit.bytes = 1;
+  }
+  const PolicyAccess& a = ignore_sizes_ ? unit : recorded;
+  const BlockIndex b = a.block;
+  Block& block = blocks_[b];
+  const bool write = a.op == AccessOp::write;
+  ++c.accesses;
+  c.bytes_accessed += a.bytes;
+  BlockState state = tier_->state(b);
+  if (state == BlockState::resident || state == BlockState::in_use) {
+    // A KV page held for its request cannot be dropped: a size change reads it as a hit.
+    if (tier_->block_bytes(b) == a.bytes || state == BlockState::in_use || size_change_hit_) {
+      tier_->on_access_hit(a);
+      ++c.hits;
+      c.bytes_hit += a.bytes;
+      if (write) block.flags |= kDirty;
+      if (block.flags & kPrefetched) {
+        ++c.prefetch_used_timely;
+        block.flags &= static_cast<std::uint8_t>(~kPrefetched);
+      }
+      return AccessKind::hit;
+    }
+    leave(b, c);  // size changed: the old copy is dropped (not an eviction)
+    state = BlockState::absent;
+  }
+  if (state == BlockState::in_flight) {
+    ++c.delayed_hits;
+    if (write) block.flags |= kDirty;
+    if (block.flags & kPrefetched) {
+      ++c.prefetch_used_late;
+      block.flags &= static_cast<std::uint8_t>(~kPrefetched);
+    }
+    return AccessKind::delayed_hit;
+  }
+  ++c.misses;
+  if (write && block.kind == BlockKind::kv_page && !(block.flags & kEverHeld)) {
+    ++c.write_allocations;
+    if (admit(a, c) == FetchAdmission::admitted) {
+      tier_->on_arrival(a);
+      blocks_[b].flags |= kDirty;
+      if (request != kNoRequestIndex) {
+        if (request >= request_kv_.size()) request_kv_.resize(std::size_t(request) + 1);
+        request_kv_[request].push_back(b);
+        if (options_.kv_resident) {
+          tier_->acquire(b);
+          blocks_[b].flags |= kHeld;
+        }
+      }
+      return AccessKind::write_allocated;
+    }
+    ++c.bypasses;
+    c.bytes_written_back += a.bytes;
+    return AccessKind::written_through;
+  }
+  c.bytes_fetched += a.bytes;
+  if (admit(a, c) == FetchAdmission::bypass) {
+    ++c.bypasses;
+    return AccessKind::bypass;
+  }
+  if (write) blocks_[b].flags |= kDirty;  // changed once it is there: written back when it leaves
+  return AccessKind::miss;
+}
+
+void TierSession::arrived(const PolicyAccess& a) {
+  tier_->on_arrival(a);
+  if (a.is_prefetch) note_access(a.block, a.now_ns);
+}
+
+bool TierSession::prefetch(BlockId id, Nanoseconds now_ns, std::uint64_t access_index, AccessCounters& c,
+                           BlockIndex* block) {
+  departures_.clear();
+  const std::uint32_t pos = catalog_position(id);
+  if (pos == BlockNumbering::kNone) {
+    throw InputError("prefetch: block " + std::to_string(id) + " is not in the catalog of trace '" + meta_.source +
+                     "' (its size is unknown)");
+  }
+  if (meta_.catalog[pos].bytes == 0) return false;
+  const ByteCount bytes = ignore_sizes_ ? 1 : meta_.catalog[pos].bytes;
+  const BlockIndex b = number(id);
+  if (tier_->state(b) != BlockState::absent || is_pinned(b)) return false;
+  PolicyAccess a;
+  a.now_ns = now_ns;
+  a.block = b;
+  a.bytes = bytes;
+  a.access_index = access_index;
+  a.next_use_index = kNeverAccessedAgain;  // a prefetch's next use is not known (only the trace has it)
+  a.op = AccessOp::read;
+  a.is_prefetch = true;
+  if (admit(a, c) != FetchAdmission::admitted) return false;
+  ++c.prefetches;
+  c.bytes_prefetched += bytes;
+  c.bytes_fetched += bytes;
+  blocks_[b].flags |= kPrefetched;
+  *block = b;
+  return true;
+}
+
+bool TierSession::evict(BlockId id, AccessCounters& c) {
+  departures_.clear();
+  const BlockIndex b = find(id);
+  if (b == BlockNumbering::kNone) return false;
+  if (tier_->state(b) != BlockState::resident || is_pinned(b)) return false;
+  const ByteCount evicted_before = tier_->counters().bytes_evicted;
+  tier_->evict_explicit(b);
+  ++c.evictions;
+  c.bytes_evicted += tier_->counters().bytes_evicted - evicted_before;
+  depart(b, c);
+  return true;
+}
+
+void TierSession::end_request(std::uint32_t request, AccessCounters& c) {
+  departures_.clear();
+  if (request >= request_kv_.size()) return;
+  for (BlockIndex b : request_kv_[request]) {
+    if (blocks_[b].flags & kHeld) {
+      tier_->release(b);
+      blocks_[b].flags &= static_cast<std::uint8_t>(~kHeld);
+    }
+    if (tier_->state(b) == BlockState::resident && !is_pinned(b)) {
+      blocks_[b].flags &= static_cast<std::uint8_t>(~kDirty);  // the request is over: nothing to keep
+      leave(b, c);
+    }
+  }
+  request_kv_[request].clear();
+  request_kv_[request].shrink_to_fit();
+}
+
+void TierSession::finish(AccessCounters& c) const {
+  for (const Block& block : blocks_) c.prefetch_unused += (block.flags & kPrefetched) ? 1 : 0;
+}
+
+OutOfMemoryPoint TierSession::oom_snapshot(BlockIndex b) const {
+  OutOfMemoryPoint p;
+  p.reached = true;
+  p.block_id = blocks_[b].id;
+  p.kv_bytes = occupancy_bytes(BlockKind::kv_page);
+  p.reserved_bytes = tier_->reserved_bytes();
+  p.pinned_bytes = tier_->pinned_bytes();
+  return p;
+}
+
+BlockState TierSession::View::state(BlockId block) const {
+  const BlockIndex b = s_.find(block);
+  return b == BlockNumbering::kNone ? BlockState::absent : s_.tier_->state(b);
+}
+
+Nanoseconds TierSession::View::last_access_ns(BlockId block) const {
+  const BlockIndex b = s_.find(block);
+  return b == BlockNumbering::kNone || b >= s_.last_access_.size() ? kNeverNs : s_.last_access_[b];
+}
+
+void TierSession::View::for_each_resident(const std::function<void(BlockId)>& visit) const {
+  for (BlockIndex b = 0; b < s_.blocks_.size(); ++b) {
+    if (s_.tier_->state(b) == BlockState::resident && !s_.is_pinned(b)) visit(s_.blocks_[b].id);
+  }
+}
+
+bool TierSession::View::in_next_tier(BlockId block) const {
+  if (!s_.next_tier_) return true;  // the next tier is the backing tier: it holds everything
+  const BlockIndex b = s_.find(block);
+  return b != BlockNumbering::kNone && s_.next_tier_(b);
+}
+
+}  // namespace flashsim
