@@ -160,6 +160,7 @@ class CudaBackend final : public IReplayBackend {
   unsigned staging_next_ = 0;
   unsigned copy_rr_ = 0;
   std::uint64_t write_backs_ = 0;
+  std::uint64_t gemv_rows_ = 0;
   unsigned long long anchor_gpu_ns_ = 0;
   bool hold_until_time_ = false;
   HashMap<std::uint64_t, std::uint64_t> checksum_memo_;
@@ -398,6 +399,7 @@ void CudaBackend::consume(std::uint64_t i, AccessKind kind, BlockIndex b, const 
   FLASHSIM_CUDA_CHECK(kernels::launch_replay_consume(args, dev_.compute));
   FLASHSIM_CUDA_CHECK(cudaEventRecord(dev_.ring[i % ring_size_], dev_.compute));
   last_reader_[b] = i + 1;
+  if (options_.kernel == kernels::ConsumeMode::gemv) gemv_rows_ += r.bytes / (kernels::kGemvColumns * 2);
 }
 
 std::uint64_t CudaBackend::host_checksum(BlockIndex b, ByteCount bytes) {
@@ -449,6 +451,7 @@ ReplayRun CudaBackend::run() {
   out.decisions = driver_.decisions();
   out.decision_ns = driver_.decision_ns();
   out.decision_ns_total = driver_.decision_ns_total();
+  out.gemv_rows = gemv_rows_;
   finish(out);
   return out;
 }

@@ -32,7 +32,7 @@ namespace {
 // ---- a policy wrapper recording what the driver asks, per access ----
 // 'h' = on_hit, 'm' = on_miss of a demand access, '.' = no call (a delayed
 // hit). One sequence per policy instance created (the replay creates two:
-// its isolated-cost tier, then the tier it runs).
+// the tier it runs, then its isolated-cost tier).
 std::vector<std::vector<char>>& sequences() {
   static std::vector<std::vector<char>> s;
   return s;
@@ -114,8 +114,10 @@ std::vector<Pair> run_both(const std::string& yaml, const hw::ReplayOptions& opt
     if (sequences().size() <= first) throw Error("the engine built no recording policy");
     p.sim_seq = sequences().back();  // its fast tier's
     trace.rewind();
+    const std::size_t replay_first = sequences().size();
     p.hw = hw::replay_trace(trace, config, options);
-    p.hw_seq = sequences().back();
+    if (sequences().size() <= replay_first) throw Error("the replay built no recording policy");
+    p.hw_seq = sequences()[replay_first];  // the tier it runs (built before the isolated-cost one)
     const std::size_t n = p.sim.metrics.total.accesses;
     p.sim_seq.resize(n, '.');
     p.hw_seq.resize(n, '.');
