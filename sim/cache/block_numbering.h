@@ -26,6 +26,17 @@ class BlockNumbering {
     return index_slow(id, added);
   }
   std::size_t size() const { return count_; }
+  /// Hints the CPU to load what index(id) will read (a caller numbering a
+  /// batch of ids hints a few ahead).
+  void prefetch(BlockId id) const {
+    if (id < direct_.size()) {
+      __builtin_prefetch(&direct_[id]);
+    } else {
+#if FLASHSIM_HAVE_ABSL
+      map_.prefetch(id);
+#endif
+    }
+  }
   /// Index of `id`, or kNone if not numbered (adds nothing).
   BlockIndex find(BlockId id) const {
     if (id < direct_.size()) return direct_[id];

@@ -11,7 +11,6 @@ FastTier::FastTier(std::unique_ptr<IEvictionPolicy> policy, std::unique_ptr<ISlo
     : policy_(std::move(policy)), allocator_(std::move(allocator)) {
   if (!policy_ || !allocator_) throw Error("FastTier: policy and allocator are required");
   entries_.reserve(block_count_hint);
-  slots_.reserve(block_count_hint);
 }
 
 std::unique_ptr<FastTier> FastTier::create(const FastTierSpec& spec) {
@@ -32,7 +31,6 @@ FastTier::Entry& FastTier::entry(BlockIndex block) {
     std::size_t size = entries_.size() + entries_.size() / 2;
     if (size < static_cast<std::size_t>(block) + 1) size = static_cast<std::size_t>(block) + 1;
     entries_.resize(size);
-    slots_.resize(size);
   }
   return entries_[block];
 }
@@ -49,12 +47,9 @@ bool FastTier::evictable(const void* self, BlockIndex block) {
 
 void FastTier::free_space(BlockIndex block) {
   Entry& e = entries_[block];
-  SlotRange& slot = slots_[block];
-  allocator_->release(slot);
-  if (e.pinned) pinned_bytes_ -= slot.reserved_bytes;
-  slot = SlotRange{};
-  e.bytes = 0;
-  e.use_count = 0;
+  allocator_->release(e.slot);
+  if (e.pinned) pinned_bytes_ -= e.slot.reserved_bytes;
+  e.use_count = 0;  // bytes and slot stay: last_bytes / last_slot
   e.state = BlockState::absent;
 }
 
@@ -74,13 +69,13 @@ FetchAdmission FastTier::begin_fetch(const PolicyAccess& a, std::vector<BlockInd
     ++counters_.bypasses;
     return FetchAdmission::bypass;
   }
-  const EvictionFilter filter{&FastTier::evictable, this};
+  const EvictionFilter filter{&FastTier::evictable, this, &FastTier::prefetch_entry};
   for (;;) {
     if (auto slot = allocator_->allocate(a.bytes)) {
       // `e` may not be referenced across evict(): entries_ does not grow
       // there (victims are existing entries), so it is still valid here.
       Entry& me = entries_[a.block];
-      slots_[a.block] = *slot;
+      me.slot = *slot;
       me.bytes = a.bytes;
       me.state = BlockState::in_flight;
       if (me.pinned) pinned_bytes_ += slot->reserved_bytes;
@@ -150,7 +145,7 @@ void FastTier::pin(BlockIndex block) {
   Entry& e = entry(block);
   if (e.pinned) return;
   e.pinned = true;
-  if (e.state != BlockState::absent) pinned_bytes_ += slots_[block].reserved_bytes;
+  if (e.state != BlockState::absent) pinned_bytes_ += e.slot.reserved_bytes;
   if (e.state == BlockState::resident || e.state == BlockState::in_use) policy_->remove(block);
 }
 

@@ -11,9 +11,11 @@
 //                               (or cancel(b) to drop the copy)
 // A consumer reading the block brackets the read with acquire/release.
 //
-// Hot path: no heap allocation per access. Per-block entries live in a
+// Hot path: no heap allocation per access. Each block's state, bytes, slot
+// and two bytes for the driver (BlockTag) share one 32-byte record in a
 // vector indexed by BlockIndex that grows (amortised) to the largest index
-// seen; `evicted` is a caller-owned vector reused across calls.
+// seen, so a decision or an eviction touches one cache line per block;
+// `evicted` is a caller-owned vector reused across calls.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -87,12 +89,27 @@ class FastTier {
   }
   /// Placement of a block holding space (in_flight/resident/in_use); {0,0} otherwise.
   SlotRange slot(BlockIndex block) const {
-    return block < slots_.size() ? slots_[block] : SlotRange{};
+    return block < entries_.size() && entries_[block].state != BlockState::absent ? entries_[block].slot : SlotRange{};
   }
   /// Bytes of the block as given to begin_fetch (0 if absent).
   ByteCount block_bytes(BlockIndex block) const {
-    return block < entries_.size() ? entries_[block].bytes : 0;
+    return block < entries_.size() && entries_[block].state != BlockState::absent ? entries_[block].bytes : 0;
   }
+  /// The space and bytes an absent block held when it last left the tier
+  /// (valid until it is admitted again; {0,0} and 0 if it never held any):
+  /// what a driver writes back or fences after an eviction.
+  SlotRange last_slot(BlockIndex block) const { return block < entries_.size() ? entries_[block].slot : SlotRange{}; }
+  ByteCount last_bytes(BlockIndex block) const { return block < entries_.size() ? entries_[block].bytes : 0; }
+
+  /// Two bytes per block the tier never reads, kept in the block's record
+  /// (the access protocol keeps its flags and the block's kind there).
+  struct BlockTag {
+    std::uint8_t flags = 0;
+    std::uint8_t kind = 0;
+  };
+  /// The tag of `block` (grows the table; any index).
+  BlockTag& tag(BlockIndex block) { return entry(block).tag; }
+  BlockTag tag(BlockIndex block) const { return block < entries_.size() ? entries_[block].tag : BlockTag{}; }
 
   // ---- transitions ----
   /// A resident or in-use block was accessed: policy.on_hit(a) unless pinned.
@@ -159,22 +176,24 @@ class FastTier {
   const ISlotAllocator& allocator() const { return *allocator_; }
 
  private:
-  struct Entry {  // 16 bytes: what every access reads
-    ByteCount bytes = 0;
+  struct Entry {  // 32 bytes: what an access or an eviction reads
+    ByteCount bytes = 0;  // kept when the block leaves (last_bytes)
+    SlotRange slot;       // kept when the block leaves (last_slot)
     std::uint32_t use_count = 0;
     BlockState state = BlockState::absent;
     bool pinned = false;
+    BlockTag tag;
   };
 
   Entry& entry(BlockIndex block);  // grows the table
   void free_space(BlockIndex block);
   static bool evictable(const void* self, BlockIndex block);
+  static void prefetch_entry(const void* self, BlockIndex block) { static_cast<const FastTier*>(self)->prefetch(block); }
   [[noreturn]] void wrong_state(const char* operation, BlockIndex block) const;
 
   std::unique_ptr<IEvictionPolicy> policy_;
   std::unique_ptr<ISlotAllocator> allocator_;
   std::vector<Entry> entries_;
-  std::vector<SlotRange> slots_;  // same index; read on fetch and eviction only
   ByteCount peak_reserved_ = 0;
   ByteCount pinned_bytes_ = 0;
   FastTierCounters counters_;

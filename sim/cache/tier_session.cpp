@@ -66,7 +66,8 @@ TierSession::TierSession(const CacheConfig& cache, const TraceMeta& meta, const 
     if (dense) catalog_direct_[catalog[i].id] = static_cast<std::uint32_t>(i);
     else catalog_map_.emplace(catalog[i].id, static_cast<std::uint32_t>(i));
   }
-  blocks_.reserve(catalog.size());
+  ids_.reserve(catalog.size());
+  catalog_of_.reserve(catalog.size());
 }
 
 std::uint32_t TierSession::catalog_position(BlockId id) const {
@@ -76,19 +77,21 @@ std::uint32_t TierSession::catalog_position(BlockId id) const {
 }
 
 void TierSession::add_block(BlockIndex b, BlockId id) {
-  Block block;
-  block.id = id;
-  block.catalog = catalog_position(id);
-  if (block.catalog != BlockNumbering::kNone) {
-    const std::string& kind = meta_.catalog[block.catalog].kind;
-    if (kind == "kv_page") block.kind = BlockKind::kv_page;
-    else if (!(kind.empty() || kind == "io" || kind == "activation")) block.kind = BlockKind::weights;
+  const std::uint32_t catalog = catalog_position(id);
+  BlockKind kind = BlockKind::other;
+  if (catalog != BlockNumbering::kNone) {
+    const std::string& k = meta_.catalog[catalog].kind;
+    if (k == "kv_page") kind = BlockKind::kv_page;
+    else if (!(k.empty() || k == "io" || k == "activation")) kind = BlockKind::weights;
   }
+  FastTier::BlockTag& tag = tier_->tag(b);
+  tag.kind = static_cast<std::uint8_t>(kind);
   if (!pins_.ids.empty() && pins_.ids.contains(id)) {
-    block.flags |= kPinned;
+    tag.flags |= kPinned;
     tier_->pin(b);
   }
-  blocks_.push_back(block);
+  ids_.push_back(id);
+  catalog_of_.push_back(catalog);
   if (options_.track_last_access) last_access_.push_back(kNeverNs);
 }
 
@@ -98,27 +101,22 @@ FetchAdmission TierSession::admit(const PolicyAccess& a, AccessCounters& c) {
   c.evictions += evicted_.size();
   c.bytes_evicted += tier_->counters().bytes_evicted - evicted_before;
   for (BlockIndex victim : evicted_) depart(victim, c);
-  Block& block = blocks_[a.block];
-  block.flags |= kEverHeld;
-  if (admission == FetchAdmission::admitted) {
-    block.slot = tier_->slot(a.block);
-    block.held = a.bytes;
-    occupancy_[static_cast<int>(block.kind)] += block.slot.reserved_bytes;
-  }
+  FastTier::BlockTag& tag = tier_->tag(a.block);
+  tag.flags |= kEverHeld;
+  if (admission == FetchAdmission::admitted) occupancy_[tag.kind] += tier_->slot(a.block).reserved_bytes;
   return admission;
 }
 
 // b left the tier (the tier already freed its space).
 void TierSession::depart(BlockIndex b, AccessCounters& c) {
-  Block& block = blocks_[b];
-  occupancy_[static_cast<int>(block.kind)] -= block.slot.reserved_bytes;
-  if (block.flags & kPrefetched) ++c.prefetch_unused;
-  const bool dirty = block.flags & kDirty;
-  if (dirty) c.bytes_written_back += block.slot.reserved_bytes;
-  departures_.push_back(Departure{b, block.slot, block.held, dirty});
-  block.flags &= static_cast<std::uint8_t>(~(kPrefetched | kDirty | kHeld));
-  block.slot = SlotRange{};
-  block.held = 0;
+  FastTier::BlockTag& tag = tier_->tag(b);
+  const SlotRange slot = tier_->last_slot(b);
+  occupancy_[tag.kind] -= slot.reserved_bytes;
+  if (tag.flags & kPrefetched) ++c.prefetch_unused;
+  const bool dirty = tag.flags & kDirty;
+  if (dirty) c.bytes_written_back += slot.reserved_bytes;
+  departures_.push_back(Departure{b, slot, tier_->last_bytes(b), dirty});
+  tag.flags &= static_cast<std::uint8_t>(~(kPrefetched | kDirty | kHeld));
 }
 
 void TierSession::leave(BlockIndex b, AccessCounters& c) {
@@ -135,7 +133,7 @@ AccessKind TierSession::access(const PolicyAccess& recorded, std::uint32_t reque
   }
   const PolicyAccess& a = ignore_sizes_ ? unit : recorded;
   const BlockIndex b = a.block;
-  Block& block = blocks_[b];
+  FastTier::BlockTag& tag = tier_->tag(b);
   const bool write = a.op == AccessOp::write;
   ++c.accesses;
   c.bytes_accessed += a.bytes;
@@ -146,10 +144,10 @@ AccessKind TierSession::access(const PolicyAccess& recorded, std::uint32_t reque
       tier_->on_access_hit(a);
       ++c.hits;
       c.bytes_hit += a.bytes;
-      if (write) block.flags |= kDirty;
-      if (block.flags & kPrefetched) {
+      if (write) tag.flags |= kDirty;
+      if (tag.flags & kPrefetched) {
         ++c.prefetch_used_timely;
-        block.flags &= static_cast<std::uint8_t>(~kPrefetched);
+        tag.flags &= static_cast<std::uint8_t>(~kPrefetched);
       }
       return AccessKind::hit;
     }
@@ -158,25 +156,25 @@ AccessKind TierSession::access(const PolicyAccess& recorded, std::uint32_t reque
   }
   if (state == BlockState::in_flight) {
     ++c.delayed_hits;
-    if (write) block.flags |= kDirty;
-    if (block.flags & kPrefetched) {
+    if (write) tag.flags |= kDirty;
+    if (tag.flags & kPrefetched) {
       ++c.prefetch_used_late;
-      block.flags &= static_cast<std::uint8_t>(~kPrefetched);
+      tag.flags &= static_cast<std::uint8_t>(~kPrefetched);
     }
     return AccessKind::delayed_hit;
   }
   ++c.misses;
-  if (write && block.kind == BlockKind::kv_page && !(block.flags & kEverHeld)) {
+  if (write && tag.kind == static_cast<std::uint8_t>(BlockKind::kv_page) && !(tag.flags & kEverHeld)) {
     ++c.write_allocations;
     if (admit(a, c) == FetchAdmission::admitted) {
       tier_->on_arrival(a);
-      blocks_[b].flags |= kDirty;
+      tier_->tag(b).flags |= kDirty;
       if (request != kNoRequestIndex) {
         if (request >= request_kv_.size()) request_kv_.resize(std::size_t(request) + 1);
         request_kv_[request].push_back(b);
         if (options_.kv_resident) {
           tier_->acquire(b);
-          blocks_[b].flags |= kHeld;
+          tier_->tag(b).flags |= kHeld;
         }
       }
       return AccessKind::write_allocated;
@@ -190,7 +188,7 @@ AccessKind TierSession::access(const PolicyAccess& recorded, std::uint32_t reque
     ++c.bypasses;
     return AccessKind::bypass;
   }
-  if (write) blocks_[b].flags |= kDirty;  // changed once it is there: written back when it leaves
+  if (write) tier_->tag(b).flags |= kDirty;  // changed once it is there: written back when it leaves
   return AccessKind::miss;
 }
 
@@ -223,7 +221,7 @@ bool TierSession::prefetch(BlockId id, Nanoseconds now_ns, std::uint64_t access_
   ++c.prefetches;
   c.bytes_prefetched += bytes;
   c.bytes_fetched += bytes;
-  blocks_[b].flags |= kPrefetched;
+  tier_->tag(b).flags |= kPrefetched;
   *block = b;
   return true;
 }
@@ -245,12 +243,12 @@ void TierSession::end_request(std::uint32_t request, AccessCounters& c) {
   departures_.clear();
   if (request >= request_kv_.size()) return;
   for (BlockIndex b : request_kv_[request]) {
-    if (blocks_[b].flags & kHeld) {
+    if (tier_->tag(b).flags & kHeld) {
       tier_->release(b);
-      blocks_[b].flags &= static_cast<std::uint8_t>(~kHeld);
+      tier_->tag(b).flags &= static_cast<std::uint8_t>(~kHeld);
     }
     if (tier_->state(b) == BlockState::resident && !is_pinned(b)) {
-      blocks_[b].flags &= static_cast<std::uint8_t>(~kDirty);  // the request is over: nothing to keep
+      tier_->tag(b).flags &= static_cast<std::uint8_t>(~kDirty);  // the request is over: nothing to keep
       leave(b, c);
     }
   }
@@ -259,13 +257,13 @@ void TierSession::end_request(std::uint32_t request, AccessCounters& c) {
 }
 
 void TierSession::finish(AccessCounters& c) const {
-  for (const Block& block : blocks_) c.prefetch_unused += (block.flags & kPrefetched) ? 1 : 0;
+  for (BlockIndex b = 0; b < ids_.size(); ++b) c.prefetch_unused += (tier_->tag(b).flags & kPrefetched) ? 1 : 0;
 }
 
 OutOfMemoryPoint TierSession::oom_snapshot(BlockIndex b) const {
   OutOfMemoryPoint p;
   p.reached = true;
-  p.block_id = blocks_[b].id;
+  p.block_id = ids_[b];
   p.kv_bytes = occupancy_bytes(BlockKind::kv_page);
   p.reserved_bytes = tier_->reserved_bytes();
   p.pinned_bytes = tier_->pinned_bytes();
@@ -283,8 +281,8 @@ Nanoseconds TierSession::View::last_access_ns(BlockId block) const {
 }
 
 void TierSession::View::for_each_resident(const std::function<void(BlockId)>& visit) const {
-  for (BlockIndex b = 0; b < s_.blocks_.size(); ++b) {
-    if (s_.tier_->state(b) == BlockState::resident && !s_.is_pinned(b)) visit(s_.blocks_[b].id);
+  for (BlockIndex b = 0; b < s_.ids_.size(); ++b) {
+    if (s_.tier_->state(b) == BlockState::resident && !s_.is_pinned(b)) visit(s_.ids_[b]);
   }
 }
 

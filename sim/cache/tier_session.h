@@ -138,13 +138,21 @@ class TierSession {
     if (added) add_block(b, id);
     return b;
   }
+  /// Hints the CPU to load what an access of numbered block b will read
+  /// (its tier record and the policy's state).
+  void prefetch_block(BlockIndex b) const {
+    tier_->prefetch(b);
+    tier_->policy().prefetch(b);
+  }
+  /// Hints the CPU to load what number(id) will read.
+  void prefetch_number(BlockId id) const { numbering_.prefetch(id); }
   /// Index of `id`, or BlockNumbering::kNone when never numbered.
   BlockIndex find(BlockId id) const { return numbering_.find(id); }
-  std::size_t block_count() const { return blocks_.size(); }
-  BlockId id_of(BlockIndex b) const { return blocks_[b].id; }
-  BlockKind kind_of(BlockIndex b) const { return blocks_[b].kind; }
-  bool is_pinned(BlockIndex b) const { return blocks_[b].flags & kPinned; }
-  bool is_dirty(BlockIndex b) const { return blocks_[b].flags & kDirty; }
+  std::size_t block_count() const { return ids_.size(); }
+  BlockId id_of(BlockIndex b) const { return ids_[b]; }
+  BlockKind kind_of(BlockIndex b) const { return static_cast<BlockKind>(tier_->tag(b).kind); }
+  bool is_pinned(BlockIndex b) const { return tier_->tag(b).flags & kPinned; }
+  bool is_dirty(BlockIndex b) const { return tier_->tag(b).flags & kDirty; }
   /// Catalog position of `id` (kNone if not in the catalog).
   std::uint32_t catalog_position(BlockId id) const;
 
@@ -202,15 +210,6 @@ class TierSession {
   bool ignore_sizes_ = false;
   bool size_change_hit_ = false;
 
-  struct Block {  // what a decision and a departure read
-    BlockId id = 0;
-    SlotRange slot;      // the space it holds (the tier forgets it when it frees it)
-    ByteCount held = 0;  // bytes as admitted
-    std::uint32_t catalog = 0xFFFFFFFFu;
-    BlockKind kind = BlockKind::other;
-    std::uint8_t flags = 0;
-  };
-
   class View final : public IFastTierView {
    public:
     explicit View(const TierSession& s) : s_(s) {}
@@ -237,7 +236,10 @@ class TierSession {
   ByteCount policy_capacity_ = 0;
   std::unique_ptr<FastTier> tier_;
   BlockNumbering numbering_;
-  std::vector<Block> blocks_;
+  // The hot per-block state (flags, kind) is in the tier's record
+  // (FastTier::tag); these are read off the decision path.
+  std::vector<BlockId> ids_;
+  std::vector<std::uint32_t> catalog_of_;
   std::vector<Nanoseconds> last_access_;
   std::vector<BlockIndex> evicted_;
   std::vector<Departure> departures_;

@@ -36,10 +36,17 @@ struct PolicyAccess {
 
 /// Which blocks evict() may choose now (the driver refuses blocks in use).
 /// A default-constructed filter allows every block.
+/// A policy that knows its next victims may hint them (prefetch): the
+/// driver then loads their state while the policy works (a cache miss per
+/// eviction hidden on large block counts). A hint changes no decision.
 struct EvictionFilter {
   bool (*allows_fn)(const void* ctx, BlockIndex block) = nullptr;
   const void* ctx = nullptr;
+  void (*prefetch_fn)(const void* ctx, BlockIndex block) = nullptr;
   bool allows(BlockIndex block) const { return allows_fn == nullptr || allows_fn(ctx, block); }
+  void prefetch(BlockIndex block) const {
+    if (prefetch_fn != nullptr) prefetch_fn(ctx, block);
+  }
 };
 
 /// Fixed facts every policy factory receives.
@@ -79,6 +86,10 @@ class IEvictionPolicy {
 
   /// Number of blocks the policy holds (resident, not pinned).
   virtual std::size_t size() const = 0;
+
+  /// `block` will be accessed soon: a policy with per-block state may load
+  /// it into the CPU cache now. A hint; it changes no decision.
+  virtual void prefetch(BlockIndex block) const { (void)block; }
 };
 
 using PolicyRegistry = Registry<IEvictionPolicy, PolicyContext>;

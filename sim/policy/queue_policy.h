@@ -20,6 +20,9 @@ class QueuePolicy final : public IEvictionPolicy {
   }
 
   std::string_view name() const override { return name_; }
+  void prefetch(BlockIndex block) const override {
+    if (block < nodes_.size()) __builtin_prefetch(&nodes_[block], 1);
+  }
 
   void on_hit(const PolicyAccess& a) override {
     if constexpr (kMoveToFrontOnHit) list_.move_to_front(nodes_, a.block);
@@ -46,6 +49,7 @@ class QueuePolicy final : public IEvictionPolicy {
         if (next_back != kNoBlock) {
           const BlockIndex after = IntrusiveList::toward_front(nodes_, next_back);
           if (after != kNoBlock) __builtin_prefetch(&nodes_[after], 1);
+          filter.prefetch(next_back);
         }
         return b;
       }

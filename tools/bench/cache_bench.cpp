@@ -1,5 +1,8 @@
 // flashsim-bench: measures one replay of a trace, for BENCHMARKS.md.
 //
+// TRACE is any format `flashsim trace formats` lists, by its name (.h5,
+// .csv, .oracleGeneral.bin, ...), so libCacheSim and flashsim read the same file.
+//
 //   flashsim-bench cache  TRACE.h5 POLICY CAPACITY_BYTES   cache-only path (run_cache_only)
 //   flashsim-bench engine TRACE.h5 POLICY CAPACITY_BYTES   full event engine (run_engine)
 //   flashsim-bench cache-mem TRACE.h5 POLICY CAPACITY_BYTES   cache-only, trace loaded into memory
@@ -23,6 +26,7 @@
 #include "sim/engine/engine.h"
 #include "traces/hdf5_trace.h"
 #include "traces/prefetching_trace_source.h"
+#include "traces/trace_formats.h"
 
 namespace {
 
@@ -62,7 +66,8 @@ int main(int argc, char** argv) {
     cache.capacity_bytes = flashsim::parse_bytes(argv[4]);
     std::unique_ptr<flashsim::ITraceSource> trace_owner;
     if (mode == "cache-mem") {
-      flashsim::Hdf5TraceSource file(argv[2]);
+      const std::unique_ptr<flashsim::ITraceSource> opened = flashsim::open_trace(argv[2]);
+      flashsim::ITraceSource& file = *opened;
       std::vector<flashsim::AccessRecord> records(file.meta().record_count);
       std::size_t n = 0;
       while (n < records.size()) {
@@ -76,7 +81,7 @@ int main(int argc, char** argv) {
     const auto start = std::chrono::steady_clock::now();
     if (!trace_owner) {
       // Decoding overlaps the replay on a second thread, as in `flashsim run`.
-      trace_owner = std::make_unique<flashsim::PrefetchingTraceSource>(std::make_unique<flashsim::Hdf5TraceSource>(argv[2]));
+      trace_owner = std::make_unique<flashsim::PrefetchingTraceSource>(flashsim::open_trace(argv[2]));
     }
     flashsim::ITraceSource& trace = *trace_owner;
     std::uint64_t accesses = 0, hits = 0, events = 0;
