@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "sim/cache/block_state.h"
+#include "sim/metrics/component_stats.h"
 #include "sim/cache/i_slot_allocator.h"
 #include "sim/policy/i_eviction_policy.h"
 
@@ -170,6 +171,17 @@ class FastTier {
   /// Slot bytes held by pinned blocks.
   ByteCount pinned_bytes() const { return pinned_bytes_; }
   const FastTierCounters& counters() const { return counters_; }
+
+  /// Its statistics under `component`: evictions, bytes_evicted, bypasses,
+  /// fragmentation_evictions, peak_reserved_bytes, pinned_bytes.
+  void report(const std::string& component, ComponentStats& out) const {
+    out.add(component, "evictions", "count", static_cast<double>(counters_.evictions));
+    out.add(component, "bytes_evicted", "bytes", static_cast<double>(counters_.bytes_evicted));
+    out.add(component, "bypasses", "count", static_cast<double>(counters_.bypasses));
+    out.add(component, "fragmentation_evictions", "count", static_cast<double>(counters_.fragmentation_evictions));
+    out.add(component, "peak_reserved_bytes", "bytes", static_cast<double>(peak_reserved_));
+    out.add(component, "pinned_bytes", "bytes", static_cast<double>(pinned_bytes_));
+  }
 
   IEvictionPolicy& policy() { return *policy_; }
   const IEvictionPolicy& policy() const { return *policy_; }

@@ -927,6 +927,31 @@ EngineResult EventEngine::run(EngineDetail* detail) {
   result.slot_reserved_peak_bytes = fast.peak_reserved_bytes();
   result.fragmentation_evictions = fast.counters().fragmentation_evictions;
 
+  // Each component's own statistics (component_stats.h).
+  ComponentStats& cs = result.components;
+  l2_.stats().report("l2", cs);
+  tlb_.report("tlb", cs);
+  for (std::size_t i = 1; i < tier_count_; ++i) {
+    links_[i]->report("link." + hw_.tiers[i].name + "->" + hw_.tiers[i - 1].name, cs);
+  }
+  for (std::size_t i = 0; i < tier_count_; ++i) {
+    const std::string component = "tier." + hw_.tiers[i].name;
+    if (i < tiers_.size()) tiers_[i]->report(component, cs);
+    if (i > 0) cs.add(component, "served", "count", static_cast<double>(served_[i]));
+  }
+  for (const auto& p : prefetchers_) {
+    PrefetcherStats stats;
+    if (!report_prefetcher_stats(*p, stats)) continue;
+    for (const auto& counter : stats.counters) {
+      const std::string& n = counter.name;
+      const auto ends = [&](const char* suffix) {
+        const std::string s(suffix);
+        return n.size() >= s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0;
+      };
+      cs.add("prefetcher." + std::string(p->name()), n, ends("_ns") ? "ns" : ends("_bytes") ? "bytes" : "", counter.value);
+    }
+  }
+
   if (detail) {
     detail->l2 = l2_.stats();
     detail->tlb = TlbStats{tlb_.hits(), tlb_.misses()};

@@ -10,6 +10,7 @@
 #include "sim/cache/cache_only.h"
 #include "sim/core/decision_clock.h"
 #include "sim/engine/hardware_profile.h"
+#include "sim/metrics/component_stats.h"
 #include "sim/metrics/metrics.h"
 #include "traces/trace_source.h"
 
@@ -89,6 +90,9 @@ struct EngineResult {
   ByteCount pinned_bytes = 0;
   ByteCount slot_reserved_peak_bytes = 0;
   std::uint64_t fragmentation_evictions = 0;  ///< evictions made only because free space was not contiguous
+  /// What each component counted (sim/metrics/component_stats.h): the event
+  /// engine's L2, TLB, links, tiers and prefetchers; empty on the cache-only path.
+  ComponentStats components;
 };
 
 /// Replays `trace` through the event engine. Throws InputError on a bad

@@ -149,4 +149,14 @@ L2Stats L2Model::stats() const {
   return s;
 }
 
+void L2Stats::report(const std::string& component, ComponentStats& out) const {
+  if (!enabled) return;
+  out.add(component, "accesses", "count", static_cast<double>(accesses));
+  out.add(component, "sector_hits", "count", sector_hits);
+  out.add(component, "sector_misses", "count", sector_misses);
+  out.add(component, "line_misses", "count", line_misses);
+  out.add(component, "sector_hit_ratio", "1", sector_hit_ratio());
+  out.add(component, "simulated_sets", "count", static_cast<double>(simulated_sets));
+}
+
 }  // namespace flashsim

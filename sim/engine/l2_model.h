@@ -22,9 +22,11 @@
 // estimate when accesses spread evenly over sets.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "sim/engine/hardware_profile.h"
+#include "sim/metrics/component_stats.h"
 
 namespace flashsim {
 
@@ -47,6 +49,8 @@ struct L2Stats {
   double line_misses = 0;
   /// Sector hit ratio: hits / (hits + sector misses + line-miss sectors); 0 if none.
   double sector_hit_ratio() const;
+  /// Its statistics under `component` (nothing when the model is off).
+  void report(const std::string& component, ComponentStats& out) const;
 };
 
 class L2Model {

@@ -34,6 +34,7 @@
 #include "sim/core/units.h"
 #include "sim/engine/hardware_profile.h"
 #include "sim/engine/ring_queue.h"
+#include "sim/metrics/component_stats.h"
 
 namespace flashsim {
 
@@ -85,6 +86,12 @@ class Link {
   /// `completed`. fifo: does nothing.
   void advance(Nanoseconds now_ns, std::vector<std::uint64_t>* completed);
 
+  /// Its statistics under `component`: transfers, bytes, busy_ns.
+  void report(const std::string& component, ComponentStats& out) const {
+    out.add(component, "transfers", "count", static_cast<double>(transfers_));
+    out.add(component, "bytes", "bytes", static_cast<double>(bytes_));
+    out.add(component, "busy_ns", "ns", static_cast<double>(busy_.total_ns()));
+  }
   std::uint64_t transfers() const { return transfers_; }
   ByteCount bytes() const { return bytes_; }
   const BusyWindows& busy() const { return busy_; }

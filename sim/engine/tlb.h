@@ -9,6 +9,7 @@
 
 #include "sim/core/hash_map.h"
 #include "sim/engine/hardware_profile.h"
+#include "sim/metrics/component_stats.h"
 
 namespace flashsim {
 
@@ -24,6 +25,12 @@ class Tlb {
   /// penalty on a miss, which installs the page, evicting the LRU entry).
   Nanoseconds access(std::uint64_t address);
 
+  /// Its statistics under `component` (nothing when disabled).
+  void report(const std::string& component, ComponentStats& out) const {
+    if (!enabled()) return;
+    out.add(component, "hits", "count", static_cast<double>(hits_));
+    out.add(component, "misses", "count", static_cast<double>(misses_));
+  }
   std::uint64_t hits() const { return hits_; }
   std::uint64_t misses() const { return misses_; }
 

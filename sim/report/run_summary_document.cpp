@@ -23,7 +23,9 @@ RunSummaryDocument read_run_summary_document(const JsonFields& j) {
     RunSummaryRow row;
     row.policy_label = j.need_string(r, "policy_label", w);
     row.point_label = j.opt_string(r, "point_label", w);
-    row.capacity = j.opt_string(r, "capacity", w);
+    // Results schema 2 names every metric as sim/results/metric_schema.h does;
+    // schema 1 files (capacity, latency_ns.{p50,p99}) still read.
+    row.capacity = r.contains("capacity_text") ? j.opt_string(r, "capacity_text", w) : j.opt_string(r, "capacity", w);
     row.capacity_bytes = j.need_number(r, "capacity_bytes", w);
     row.footprint_bytes = j.opt_number(r, "footprint_bytes", w).value_or(0);
     row.accesses = j.need_number(r, "accesses", w);
@@ -34,7 +36,10 @@ RunSummaryDocument read_run_summary_document(const JsonFields& j) {
     row.bytes_fetched = j.opt_number(r, "bytes_fetched", w).value_or(0);
     row.stall_ns = j.opt_number(r, "stall_ns", w).value_or(0);
     row.simulated_ns = j.opt_number(r, "simulated_ns", w).value_or(0);
-    if (const Json* lat = j.opt_object(r, "latency_ns", w)) {
+    if (r.contains("latency_p50_ns")) {
+      row.latency_p50_ns = j.opt_number(r, "latency_p50_ns", w);
+      row.latency_p99_ns = j.opt_number(r, "latency_p99_ns", w);
+    } else if (const Json* lat = j.opt_object(r, "latency_ns", w)) {
       row.latency_p50_ns = j.opt_number(*lat, "p50", w + "latency_ns.");
       row.latency_p99_ns = j.opt_number(*lat, "p99", w + "latency_ns.");
     }

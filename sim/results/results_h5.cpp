@@ -5,11 +5,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <string>
 #include <vector>
 
 #include "sim/core/errors.h"
+#include "sim/results/metric_schema.h"
 #include "sim/results/results_writer.h"
 #include "traces/hdf5_io.h"
 
@@ -156,240 +158,49 @@ void column(hid_t loc, const std::string& name, const std::vector<T>& values) {
   dataset_1d(loc, name, file_type, mem_type, values.size(), values.data());
 }
 
-// One /summary row in memory. All members are 8 bytes wide, so there is no
-// padding; the file type is packed anyway.
-struct SummaryRow {
-  std::uint64_t run;
-  std::uint64_t point;
-  const char* point_label;
-  std::uint64_t policy_index;
-  const char* policy;
-  const char* policy_label;
-  const char* params;
-  const char* engine;
-  const char* decision_clock;
-  std::uint64_t seed;
-  const char* capacity_text;
-  std::uint64_t capacity_bytes;
-  std::uint64_t footprint_bytes;
-  std::uint64_t accesses;
-  std::uint64_t hits;
-  std::uint64_t delayed_hits;
-  std::uint64_t misses;
-  std::uint64_t bypasses;
-  double hit_ratio_by_access;
-  double hit_ratio_by_byte;
-  std::uint64_t bytes_accessed;
-  std::uint64_t bytes_hit;
-  std::uint64_t bytes_fetched;
-  std::uint64_t bytes_prefetched;
-  std::uint64_t evictions;
-  std::uint64_t bytes_evicted;
-  std::int64_t stall_ns;
-  std::int64_t latency_p50_ns;
-  std::int64_t latency_p99_ns;
-  std::int64_t latency_max_ns;
-  std::int64_t simulated_ns;
-  std::uint64_t events;
-  std::uint64_t pinned_bytes;
-  std::uint64_t slot_reserved_peak_bytes;
-  std::uint64_t fragmentation_evictions;
-  // prefetch (sim/metrics/metrics.h)
-  std::uint64_t prefetches;
-  std::uint64_t prefetch_used_timely;
-  std::uint64_t prefetch_used_late;
-  std::uint64_t prefetch_unused;
-  double prefetch_accuracy;
-  double prefetch_coverage;
-  double prefetch_timeliness;
-  std::uint64_t write_allocations;
-  std::uint64_t bytes_written_back;
-  // serving
-  std::uint64_t requests;
-  std::uint64_t output_tokens;
-  double tokens_per_second;
-  std::int64_t ttft_p50_ns;
-  std::int64_t ttft_p90_ns;
-  std::int64_t ttft_p99_ns;
-  double ttft_mean_ns;
-  double tpot_mean_ns;
-  double tpot_p50_ns;
-  double tpot_p99_ns;
-  std::int64_t e2e_p50_ns;
-  std::int64_t e2e_p90_ns;
-  std::int64_t e2e_p99_ns;
-  // occupancy by kind, out-of-memory point
-  std::uint64_t peak_weights_bytes;
-  std::uint64_t peak_kv_bytes;
-  std::uint64_t peak_other_bytes;
-  std::uint64_t peak_total_bytes;
-  std::uint64_t oom_reached;
-  std::int64_t oom_time_ns;
-  std::uint64_t oom_request_id;
-  std::int64_t oom_token_index;
-  std::uint64_t oom_kv_bytes;
-};
-
-Id summary_type(hid_t str) {
-  Id t(H5Tcreate(H5T_COMPOUND, sizeof(SummaryRow)), H5Tclose, "create the summary type");
-  auto add = [&](const char* name, std::size_t offset, hid_t type) {
-    check(H5Tinsert(t.get(), name, offset, type), std::string("define summary field ") + name);
-  };
-#define FLASHSIM_FIELD(name, type) add(#name, offsetof(SummaryRow, name), type)
-  FLASHSIM_FIELD(run, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(point, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(point_label, str);
-  FLASHSIM_FIELD(policy_index, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(policy, str);
-  FLASHSIM_FIELD(policy_label, str);
-  FLASHSIM_FIELD(params, str);
-  FLASHSIM_FIELD(engine, str);
-  FLASHSIM_FIELD(decision_clock, str);
-  FLASHSIM_FIELD(seed, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(capacity_text, str);
-  FLASHSIM_FIELD(capacity_bytes, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(footprint_bytes, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(accesses, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(hits, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(delayed_hits, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(misses, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(bypasses, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(hit_ratio_by_access, H5T_NATIVE_DOUBLE);
-  FLASHSIM_FIELD(hit_ratio_by_byte, H5T_NATIVE_DOUBLE);
-  FLASHSIM_FIELD(bytes_accessed, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(bytes_hit, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(bytes_fetched, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(bytes_prefetched, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(evictions, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(bytes_evicted, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(stall_ns, H5T_NATIVE_INT64);
-  FLASHSIM_FIELD(latency_p50_ns, H5T_NATIVE_INT64);
-  FLASHSIM_FIELD(latency_p99_ns, H5T_NATIVE_INT64);
-  FLASHSIM_FIELD(latency_max_ns, H5T_NATIVE_INT64);
-  FLASHSIM_FIELD(simulated_ns, H5T_NATIVE_INT64);
-  FLASHSIM_FIELD(events, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(pinned_bytes, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(slot_reserved_peak_bytes, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(fragmentation_evictions, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(prefetches, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(prefetch_used_timely, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(prefetch_used_late, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(prefetch_unused, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(prefetch_accuracy, H5T_NATIVE_DOUBLE);
-  FLASHSIM_FIELD(prefetch_coverage, H5T_NATIVE_DOUBLE);
-  FLASHSIM_FIELD(prefetch_timeliness, H5T_NATIVE_DOUBLE);
-  FLASHSIM_FIELD(write_allocations, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(bytes_written_back, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(requests, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(output_tokens, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(tokens_per_second, H5T_NATIVE_DOUBLE);
-  FLASHSIM_FIELD(ttft_p50_ns, H5T_NATIVE_INT64);
-  FLASHSIM_FIELD(ttft_p90_ns, H5T_NATIVE_INT64);
-  FLASHSIM_FIELD(ttft_p99_ns, H5T_NATIVE_INT64);
-  FLASHSIM_FIELD(ttft_mean_ns, H5T_NATIVE_DOUBLE);
-  FLASHSIM_FIELD(tpot_mean_ns, H5T_NATIVE_DOUBLE);
-  FLASHSIM_FIELD(tpot_p50_ns, H5T_NATIVE_DOUBLE);
-  FLASHSIM_FIELD(tpot_p99_ns, H5T_NATIVE_DOUBLE);
-  FLASHSIM_FIELD(e2e_p50_ns, H5T_NATIVE_INT64);
-  FLASHSIM_FIELD(e2e_p90_ns, H5T_NATIVE_INT64);
-  FLASHSIM_FIELD(e2e_p99_ns, H5T_NATIVE_INT64);
-  FLASHSIM_FIELD(peak_weights_bytes, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(peak_kv_bytes, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(peak_other_bytes, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(peak_total_bytes, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(oom_reached, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(oom_time_ns, H5T_NATIVE_INT64);
-  FLASHSIM_FIELD(oom_request_id, H5T_NATIVE_UINT64);
-  FLASHSIM_FIELD(oom_token_index, H5T_NATIVE_INT64);
-  FLASHSIM_FIELD(oom_kv_bytes, H5T_NATIVE_UINT64);
-#undef FLASHSIM_FIELD
-  return t;
-}
-
+// /summary: one row per run, one field per metric of the schema
+// (sim/results/metric_schema.h), in its order. In memory every field takes
+// 8 bytes (a number, or the pointer of a variable-length string); the file
+// type is packed.
 void write_summary(hid_t file, const ScenarioResults& results) {
-  // Backing strings for the row pointers.
-  std::vector<std::string> params(results.runs.size());
-  std::vector<SummaryRow> rows(results.runs.size());
-  for (std::size_t i = 0; i < results.runs.size(); ++i) {
-    const RunResult& r = results.runs[i];
-    const AccessCounters& c = r.result.metrics.total;
-    const LatencyHistogram& lat = r.result.metrics.latency;
-    params[i] = params_text(r.policy_params);
-    SummaryRow& row = rows[i];
-    row.run = r.index;
-    row.point = r.point_index;
-    row.point_label = r.point_label.c_str();
-    row.policy_index = r.policy_index;
-    row.policy = r.policy.c_str();
-    row.policy_label = r.policy_label.c_str();
-    row.params = params[i].c_str();
-    row.engine = r.engine.c_str();
-    row.decision_clock = r.decision_clock.c_str();
-    row.seed = r.seed;
-    row.capacity_text = r.capacity_text.c_str();
-    row.capacity_bytes = r.capacity_bytes;
-    row.footprint_bytes = r.footprint_bytes;
-    row.accesses = c.accesses;
-    row.hits = c.hits;
-    row.delayed_hits = c.delayed_hits;
-    row.misses = c.misses;
-    row.bypasses = c.bypasses;
-    row.hit_ratio_by_access = c.hit_ratio_by_access();
-    row.hit_ratio_by_byte = c.hit_ratio_by_byte();
-    row.bytes_accessed = c.bytes_accessed;
-    row.bytes_hit = c.bytes_hit;
-    row.bytes_fetched = c.bytes_fetched;
-    row.bytes_prefetched = c.bytes_prefetched;
-    row.evictions = c.evictions;
-    row.bytes_evicted = c.bytes_evicted;
-    row.stall_ns = c.stall_ns;
-    row.latency_p50_ns = lat.quantile_ns(0.50);
-    row.latency_p99_ns = lat.quantile_ns(0.99);
-    row.latency_max_ns = lat.max_ns();
-    row.simulated_ns = r.result.metrics.simulated_ns;
-    row.events = r.result.events_processed;
-    row.pinned_bytes = r.result.pinned_bytes;
-    row.slot_reserved_peak_bytes = r.result.slot_reserved_peak_bytes;
-    row.fragmentation_evictions = r.result.fragmentation_evictions;
-    const RunMetrics& m = r.result.metrics;
-    row.prefetches = c.prefetches;
-    row.prefetch_used_timely = c.prefetch_used_timely;
-    row.prefetch_used_late = c.prefetch_used_late;
-    row.prefetch_unused = c.prefetch_unused;
-    row.prefetch_accuracy = c.prefetch_accuracy();
-    row.prefetch_coverage = c.prefetch_coverage();
-    row.prefetch_timeliness = c.prefetch_timeliness();
-    row.write_allocations = c.write_allocations;
-    row.bytes_written_back = c.bytes_written_back;
-    const ServingMetrics& sv = m.serving;
-    row.requests = sv.requests.size();
-    row.output_tokens = sv.output_tokens;
-    row.tokens_per_second = sv.tokens_per_second;
-    row.ttft_p50_ns = sv.ttft_p50_ns;
-    row.ttft_p90_ns = sv.ttft_p90_ns;
-    row.ttft_p99_ns = sv.ttft_p99_ns;
-    row.ttft_mean_ns = sv.ttft_mean_ns;
-    row.tpot_mean_ns = sv.tpot_mean_ns;
-    row.tpot_p50_ns = sv.tpot_p50_ns;
-    row.tpot_p99_ns = sv.tpot_p99_ns;
-    row.e2e_p50_ns = sv.e2e_p50_ns;
-    row.e2e_p90_ns = sv.e2e_p90_ns;
-    row.e2e_p99_ns = sv.e2e_p99_ns;
-    row.peak_weights_bytes = m.occupancy.peak_weights_bytes;
-    row.peak_kv_bytes = m.occupancy.peak_kv_bytes;
-    row.peak_other_bytes = m.occupancy.peak_other_bytes;
-    row.peak_total_bytes = m.occupancy.peak.total_bytes();
-    row.oom_reached = m.out_of_memory.reached ? 1 : 0;
-    row.oom_time_ns = m.out_of_memory.time_ns;
-    row.oom_request_id = m.out_of_memory.request_id;
-    row.oom_token_index = m.out_of_memory.token_index;
-    row.oom_kv_bytes = m.out_of_memory.kv_bytes;
-  }
+  const std::vector<MetricSpec>& schema = run_metric_schema();
+  constexpr std::size_t kField = 8;
+  static_assert(sizeof(const char*) == kField && sizeof(double) == kField);
   Id str = string_type();
-  Id mem = summary_type(str.get());
+  Id mem(H5Tcreate(H5T_COMPOUND, schema.size() * kField), H5Tclose, "create the summary type");
+  for (std::size_t k = 0; k < schema.size(); ++k) {
+    const MetricSpec& m = schema[k];
+    const hid_t type = m.type == MetricType::u64   ? H5T_NATIVE_UINT64
+                       : m.type == MetricType::i64 ? H5T_NATIVE_INT64
+                       : m.type == MetricType::f64 ? H5T_NATIVE_DOUBLE
+                                                   : str.get();
+    const std::string name(m.name);
+    check(H5Tinsert(mem.get(), name.c_str(), k * kField, type), "define summary field " + name);
+  }
+  const std::size_t n = results.runs.size();
+  std::vector<unsigned char> rows(n * schema.size() * kField);
+  std::vector<std::string> texts;  // backing strings for the row pointers
+  texts.reserve(n * schema.size());
+  for (std::size_t r = 0; r < n; ++r) {
+    for (std::size_t k = 0; k < schema.size(); ++k) {
+      const MetricValue v = schema[k].get(results.runs[r]);
+      unsigned char* at = rows.data() + (r * schema.size() + k) * kField;
+      switch (v.type) {
+        case MetricType::u64: std::memcpy(at, &v.u64, kField); break;
+        case MetricType::i64: std::memcpy(at, &v.i64, kField); break;
+        case MetricType::f64: std::memcpy(at, &v.f64, kField); break;
+        case MetricType::text: {
+          texts.push_back(v.text);
+          const char* p = texts.back().c_str();
+          std::memcpy(at, &p, kField);
+          break;
+        }
+      }
+    }
+  }
   Id packed(H5Tcopy(mem.get()), H5Tclose, "copy the summary type");
   check(H5Tpack(packed.get()), "pack the summary type");
-  dataset_1d(file, "summary", packed.get(), mem.get(), rows.size(), rows.data());
+  dataset_1d(file, "summary", packed.get(), mem.get(), n, rows.data());
 }
 
 std::string run_group_name(std::size_t index, std::size_t count) {
@@ -419,6 +230,24 @@ void write_occupancy(hid_t run_group, const OccupancyMetrics& o) {
 }
 
 // requests/: one row per serving request (metrics.h, RequestMetrics).
+// components/: what each component counted (sim/metrics/component_stats.h),
+// one row per statistic.
+void write_components(hid_t run_group, const ComponentStats& cs) {
+  Id g = make_group(run_group, "components");
+  std::vector<std::string> component, name, unit;
+  std::vector<double> value;
+  for (const ComponentStat& s : cs.rows) {
+    component.push_back(s.component);
+    name.push_back(s.name);
+    unit.push_back(s.unit);
+    value.push_back(s.value);
+  }
+  h5::write_strings(g.get(), "component", component);
+  h5::write_strings(g.get(), "name", name);
+  h5::write_strings(g.get(), "unit", unit);
+  column(g.get(), "value", value);
+}
+
 void write_requests(hid_t run_group, const ServingMetrics& sv) {
   Id g = make_group(run_group, "requests");
   const std::size_t n = sv.requests.size();
@@ -501,6 +330,7 @@ void write_timeseries(hid_t file, const ScenarioResults& results) {
     column(g.get(), "link_utilisation", utilisation);
     write_occupancy(g.get(), m.occupancy);
     if (!m.serving.requests.empty()) write_requests(g.get(), m.serving);
+    if (!r.result.components.rows.empty()) write_components(g.get(), r.result.components);
   }
 }
 

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "sim/results/metric_schema.h"
+
 namespace flashsim {
 
 namespace {
@@ -70,9 +72,52 @@ std::string format_count(double value) {
   return three_digits(value / 1e9, "G");
 }
 
+namespace {
+
+// The table's columns, each a metric of the schema (metric_schema.h) with a
+// short head; a group of columns appears only where some run has it.
+enum class Group { always, timed, serving, prefetch, oom };
+struct Column {
+  std::string_view metric;
+  const char* head;
+  Group group;
+};
+constexpr Column kColumns[] = {
+    {"hit_ratio_by_access", "hit/acc", Group::always},  {"hit_ratio_by_byte", "hit/byte", Group::always},
+    {"misses", "misses", Group::always},                {"bytes_fetched", "H2D", Group::always},
+    {"stall_ns", "stall", Group::timed},                {"latency_p50_ns", "p50", Group::timed},
+    {"latency_p99_ns", "p99", Group::timed},            {"latency_max_ns", "max", Group::timed},
+    {"simulated_ns", "sim time", Group::timed},         {"ttft_p50_ns", "TTFT p50", Group::serving},
+    {"ttft_p99_ns", "TTFT p99", Group::serving},        {"tpot_mean_ns", "TPOT", Group::serving},
+    {"tokens_per_second", "tok/s", Group::serving},     {"prefetch_accuracy", "pf acc", Group::prefetch},
+    {"prefetch_coverage", "pf cov", Group::prefetch},   {"prefetch_used_late", "pf late", Group::prefetch},
+    {"oom_time_ns", "OOM at", Group::oom},
+};
+
+bool has_group(const RunResult& r, Group g) {
+  switch (g) {
+    case Group::always: return true;
+    case Group::timed: return r.engine == "event";
+    case Group::serving: return !r.result.metrics.serving.requests.empty();
+    case Group::prefetch: return r.result.metrics.total.prefetches > 0;
+    case Group::oom: return r.result.metrics.out_of_memory.reached;
+  }
+  return false;
+}
+
+// A value in the unit its spec declares.
+std::string format_metric(const MetricSpec& spec, const MetricValue& v) {
+  if (spec.unit == "1") return format_percent(v.number());
+  if (spec.unit == "bytes") return format_bytes_si(static_cast<ByteCount>(v.number()));
+  if (spec.unit == "ns") return format_duration(std::llround(v.number()));
+  if (spec.unit == "count" && v.type == MetricType::u64) return std::to_string(v.u64);
+  if (v.type == MetricType::text) return v.text;
+  return format_count(v.number());
+}
+
+}  // namespace
+
 void print_results_tables(std::ostream& out, const ScenarioResults& results) {
-  const std::vector<std::string> header = {"policy",   "hit/acc", "hit/byte", "misses", "H2D",  "stall",
-                                           "p50",      "p99",     "max",      "sim time", "wall", "acc/s"};
   std::size_t points = 0;
   for (const auto& r : results.runs) points = std::max(points, r.point_index + 1);
   for (std::size_t p = 0; p < points; ++p) {
@@ -92,48 +137,28 @@ void print_results_tables(std::ostream& out, const ScenarioResults& results) {
     out << ", " << first.engine << " engine, decision clock: " << first.decision_clock << ", "
         << format_count(static_cast<double>(first.result.metrics.total.accesses)) << " accesses\n";
 
-    // Serving and prefetch columns only where some run has them.
-    bool serving = false, prefetch = false, oom = false;
-    for (const RunResult* r : rows) {
-      serving |= !r->result.metrics.serving.requests.empty();
-      prefetch |= r->result.metrics.total.prefetches > 0;
-      oom |= r->result.metrics.out_of_memory.reached;
+    // Optional groups only where some run has them; the timed group always
+    // (a cache-only run shows "-").
+    std::vector<const Column*> columns;
+    for (const Column& col : kColumns) {
+      const bool shown = col.group == Group::always || col.group == Group::timed ||
+                         std::any_of(rows.begin(), rows.end(), [&](const RunResult* r) { return has_group(*r, col.group); });
+      if (shown) columns.push_back(&col);
     }
-    std::vector<std::string> head = header;
-    if (serving) head.insert(head.end() - 3, {"TTFT p50", "TTFT p99", "TPOT", "tok/s"});
-    if (prefetch) head.insert(head.end() - 3, {"pf acc", "pf cov", "pf late"});
-    if (oom) head.insert(head.end() - 3, {"OOM at"});
+    std::vector<std::string> head = {"policy"};
+    for (const Column* col : columns) head.push_back(col->head);
+    head.insert(head.end(), {"wall", "acc/s"});  // host facts, not simulated metrics
     std::vector<std::vector<std::string>> cells;
     cells.push_back(head);
     for (const RunResult* r : rows) {
-      const AccessCounters& c = r->result.metrics.total;
-      const LatencyHistogram& lat = r->result.metrics.latency;
-      const bool timed = r->engine == "event";
-      cells.push_back({r->policy_label, format_percent(c.hit_ratio_by_access()), format_percent(c.hit_ratio_by_byte()),
-                       std::to_string(c.misses), format_bytes_si(c.bytes_fetched),
-                       timed ? format_duration(c.stall_ns) : "-", timed ? format_duration(lat.quantile_ns(0.50)) : "-",
-                       timed ? format_duration(lat.quantile_ns(0.99)) : "-", timed ? format_duration(lat.max_ns()) : "-",
-                       timed ? format_duration(r->result.metrics.simulated_ns) : "-",
-                       format_duration(static_cast<Nanoseconds>(r->wall_seconds * 1e9)),
-                       format_count(r->accesses_per_second())});
-      std::vector<std::string>& row = cells.back();
-      const RunMetrics& m = r->result.metrics;
-      if (serving) {
-        const ServingMetrics& sv = m.serving;
-        const bool has = !sv.requests.empty();
-        row.insert(row.end() - 3, {has ? format_duration(sv.ttft_p50_ns) : "-", has ? format_duration(sv.ttft_p99_ns) : "-",
-                                   has ? format_duration(std::llround(sv.tpot_mean_ns)) : "-",
-                                   has ? format_count(sv.tokens_per_second) : "-"});
+      std::vector<std::string> row = {r->policy_label};
+      for (const Column* col : columns) {
+        const MetricSpec& spec = metric_spec(col->metric);
+        row.push_back(has_group(*r, col->group) ? format_metric(spec, spec.get(*r)) : "-");
       }
-      if (prefetch) {
-        const bool has = c.prefetches > 0;
-        row.insert(row.end() - 3, {has ? format_percent(c.prefetch_accuracy()) : "-",
-                                   has ? format_percent(c.prefetch_coverage()) : "-",
-                                   has ? std::to_string(c.prefetch_used_late) : "-"});
-      }
-      if (oom) {
-        row.insert(row.end() - 3, {m.out_of_memory.reached ? format_duration(m.out_of_memory.time_ns) : "-"});
-      }
+      row.push_back(format_duration(static_cast<Nanoseconds>(r->wall_seconds * 1e9)));
+      row.push_back(format_count(r->accesses_per_second()));
+      cells.push_back(std::move(row));
     }
     std::vector<std::size_t> width(head.size(), 0);
     for (const auto& row : cells) {

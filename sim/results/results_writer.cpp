@@ -10,87 +10,38 @@
 #include <system_error>
 
 #include "sim/core/errors.h"
+#include "sim/results/metric_schema.h"
 #include "traces/atomic_file.h"
 
 namespace flashsim {
 
 namespace {
 
+// One run: every metric of the schema (sim/results/metric_schema.h) under
+// its name, in its order; `params` as an object of its resolved values.
 nlohmann::ordered_json run_json(const RunResult& r) {
-  const AccessCounters& c = r.result.metrics.total;
-  const LatencyHistogram& lat = r.result.metrics.latency;
   nlohmann::ordered_json j;
-  j["run"] = r.index;
-  j["point"] = r.point_index;
-  j["point_label"] = r.point_label;
-  j["policy_index"] = r.policy_index;
-  j["policy"] = r.policy;
-  j["policy_label"] = r.policy_label;
-  nlohmann::ordered_json params = nlohmann::ordered_json::object();
-  for (const auto& [k, v] : r.policy_params) params[k] = v;
-  j["params"] = params;
-  j["engine"] = r.engine;
-  j["decision_clock"] = r.decision_clock;
-  j["seed"] = r.seed;
-  j["capacity"] = r.capacity_text;
-  j["capacity_bytes"] = r.capacity_bytes;
-  j["footprint_bytes"] = r.footprint_bytes;
-  j["accesses"] = c.accesses;
-  j["hits"] = c.hits;
-  j["delayed_hits"] = c.delayed_hits;
-  j["misses"] = c.misses;
-  j["bypasses"] = c.bypasses;
-  j["hit_ratio_by_access"] = c.hit_ratio_by_access();
-  j["hit_ratio_by_byte"] = c.hit_ratio_by_byte();
-  j["bytes_accessed"] = c.bytes_accessed;
-  j["bytes_hit"] = c.bytes_hit;
-  j["bytes_fetched"] = c.bytes_fetched;
-  j["bytes_prefetched"] = c.bytes_prefetched;
-  j["evictions"] = c.evictions;
-  j["bytes_evicted"] = c.bytes_evicted;
-  j["stall_ns"] = c.stall_ns;
-  j["latency_ns"] = {{"p50", lat.quantile_ns(0.50)}, {"p99", lat.quantile_ns(0.99)}, {"max", lat.max_ns()}};
-  j["simulated_ns"] = r.result.metrics.simulated_ns;
-  j["events"] = r.result.events_processed;
-  j["pinned_bytes"] = r.result.pinned_bytes;
-  j["slot_reserved_peak_bytes"] = r.result.slot_reserved_peak_bytes;
-  j["fragmentation_evictions"] = r.result.fragmentation_evictions;
-  j["windows"] = r.result.metrics.windows.size();
-  const RunMetrics& m = r.result.metrics;
-  j["prefetch"] = {{"issued", c.prefetches},
-                   {"bytes", c.bytes_prefetched},
-                   {"used_timely", c.prefetch_used_timely},
-                   {"used_late", c.prefetch_used_late},
-                   {"unused", c.prefetch_unused},
-                   {"accuracy", c.prefetch_accuracy()},
-                   {"coverage", c.prefetch_coverage()},
-                   {"timeliness", c.prefetch_timeliness()}};
-  j["write_allocations"] = c.write_allocations;
-  j["bytes_written_back"] = c.bytes_written_back;
-  const ServingMetrics& sv = m.serving;
-  nlohmann::ordered_json serving;
-  serving["requests"] = sv.requests.size();
-  serving["output_tokens"] = sv.output_tokens;
-  serving["tokens_per_second"] = sv.tokens_per_second;
-  serving["ttft_ns"] = {{"mean", sv.ttft_mean_ns}, {"p50", sv.ttft_p50_ns}, {"p90", sv.ttft_p90_ns}, {"p99", sv.ttft_p99_ns}};
-  serving["tpot_ns"] = {{"mean", sv.tpot_mean_ns}, {"p50", sv.tpot_p50_ns}, {"p99", sv.tpot_p99_ns}};
-  serving["e2e_ns"] = {{"p50", sv.e2e_p50_ns}, {"p90", sv.e2e_p90_ns}, {"p99", sv.e2e_p99_ns}};
-  j["serving"] = serving;
-  const OccupancyMetrics& o = m.occupancy;
-  j["occupancy_peak_bytes"] = {{"weights", o.peak_weights_bytes},
-                               {"kv", o.peak_kv_bytes},
-                               {"other", o.peak_other_bytes},
-                               {"total", o.peak.total_bytes()},
-                               {"total_at_ns", o.peak.time_ns}};
-  const OutOfMemoryPoint& oom = m.out_of_memory;
-  if (oom.reached) {
-    j["out_of_memory"] = {{"time_ns", oom.time_ns},     {"request_id", oom.request_id},
-                          {"token_index", oom.token_index}, {"block_id", oom.block_id},
-                          {"kv_bytes", oom.kv_bytes},   {"reserved_bytes", oom.reserved_bytes},
-                          {"pinned_bytes", oom.pinned_bytes}};
-  } else {
-    j["out_of_memory"] = nullptr;
+  for (const MetricSpec& m : run_metric_schema()) {  // then `components`
+    const std::string name(m.name);
+    if (name == "params") {
+      nlohmann::ordered_json params = nlohmann::ordered_json::object();
+      for (const auto& [k, v] : r.policy_params) params[k] = v;
+      j[name] = params;
+      continue;
+    }
+    const MetricValue v = m.get(r);
+    switch (v.type) {
+      case MetricType::u64: j[name] = v.u64; break;
+      case MetricType::i64: j[name] = v.i64; break;
+      case MetricType::f64: j[name] = v.f64; break;
+      case MetricType::text: j[name] = v.text; break;
+    }
   }
+  nlohmann::ordered_json components = nlohmann::ordered_json::array();
+  for (const ComponentStat& s : r.result.components.rows) {
+    components.push_back({{"component", s.component}, {"name", s.name}, {"unit", s.unit}, {"value", s.value}});
+  }
+  j["components"] = components;
   return j;
 }
 

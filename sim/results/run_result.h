@@ -15,7 +15,7 @@
 namespace flashsim {
 
 /// Version of the results layout (results.h5 and summary.json).
-inline constexpr int kResultsSchemaVersion = 1;
+inline constexpr int kResultsSchemaVersion = 2;  // 2: one flat name per metric (metric_schema.h)
 
 struct RunResult {
   std::size_t index = 0;          ///< run number: point_index × policies + policy_index

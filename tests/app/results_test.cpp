@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "sim/core/errors.h"
+#include "sim/results/metric_schema.h"
 #include "sim/results/results_table.h"
 #include "sim/results/results_writer.h"
 #include "tests/app/app_test_util.h"
@@ -82,6 +84,46 @@ bool has_temp_files(const std::filesystem::path& dir) {
   return false;
 }
 
+// One metric schema: results.h5's /summary fields and each summary.json run
+// carry exactly the schema's names, in its order, with the same values.
+TEST(Results, SummaryH5AndJsonNameEveryMetricAsTheSchemaDoes) {
+  test::TempDir dir;
+  const ScenarioResults results = sample_results();
+  const ResultsPaths paths = write_results(dir.path() / "out", results);
+  const std::vector<MetricSpec>& schema = run_metric_schema();
+  const hid_t file = H5Fopen(paths.h5.string().c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  const hid_t set = H5Dopen2(file, "summary", H5P_DEFAULT);
+  const hid_t type = H5Dget_type(set);
+  ASSERT_EQ(H5Tget_nmembers(type), static_cast<int>(schema.size()));
+  for (unsigned k = 0; k < schema.size(); ++k) {
+    char* name = H5Tget_member_name(type, k);
+    EXPECT_EQ(std::string(name), std::string(schema[k].name));
+    H5free_memory(name);
+  }
+  H5Tclose(type);
+  H5Dclose(set);
+  H5Fclose(file);
+  const auto j = nlohmann::ordered_json::parse(test::read_file(paths.json));
+  const auto& run = j["runs"][3];
+  ASSERT_EQ(run.size(), schema.size() + 1);  // then the components' statistics
+  EXPECT_TRUE(run["components"].is_array());
+  std::size_t k = 0;
+  for (const auto& [key, value] : run.items()) {
+    if (key == "components") break;
+    EXPECT_EQ(key, std::string(schema[k].name));
+    const MetricValue v = schema[k].get(results.runs[3]);
+    if (v.type != MetricType::text) {
+      EXPECT_DOUBLE_EQ(value.get<double>(), v.number()) << key;
+    }
+    ++k;
+  }
+  EXPECT_EQ(run["hits"], 40);
+  EXPECT_EQ(metric_spec("stall_ns").unit, "ns");
+  EXPECT_EQ(metric_spec("hit_ratio_by_byte").aggregation, Aggregation::ratio);
+  EXPECT_THROW(metric_spec("tpot_ns.mean"), Error);
+}
+
 TEST(Results, H5HoldsSummaryTimeseriesScenarioAndHost) {
   test::TempDir dir;
   const ResultsPaths paths = write_results(dir.path() / "out", sample_results());
@@ -151,8 +193,8 @@ TEST(Results, SummaryJsonContent) {
   EXPECT_DOUBLE_EQ(r1["hit_ratio_by_access"].get<double>(), 0.2);
   EXPECT_DOUBLE_EQ(r1["hit_ratio_by_byte"].get<double>(), 0.2);
   EXPECT_EQ(r1["bytes_fetched"], 80 * 64);
-  EXPECT_EQ(r1["latency_ns"]["max"], 4000);
-  EXPECT_EQ(r1["latency_ns"]["p50"], 201);  // upper edge of the 2 ns bucket holding 200 (128-255 ns)
+  EXPECT_EQ(r1["latency_max_ns"], 4000);
+  EXPECT_EQ(r1["latency_p50_ns"], 201);  // upper edge of the 2 ns bucket holding 200 (128-255 ns)
   EXPECT_EQ(r1["capacity_bytes"], 1000);
   EXPECT_EQ(j["host"]["hostname"], "host-a");
   EXPECT_DOUBLE_EQ(j["host"]["runs"][0]["accesses_per_second"].get<double>(), 200.0);

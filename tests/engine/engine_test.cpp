@@ -79,6 +79,19 @@ TEST(Engine, EveryAccessMissesClosedLoop) {
   EXPECT_EQ(detail.links[0].transfers, 5u);
   EXPECT_EQ(detail.links[0].busy_ns, 5 * 4000);
   EXPECT_EQ(detail.tiers[1].served, 5u);
+  // The same counts as the components declare them (component_stats.h).
+  auto stat = [&](const std::string& component, const std::string& name) {
+    for (const ComponentStat& s : res.components.rows) {
+      if (s.component == component && s.name == name) return s.value;
+    }
+    ADD_FAILURE() << "no statistic " << component << " " << name;
+    return -1.0;
+  };
+  EXPECT_EQ(stat("link.dram->hbm", "transfers"), 5.0);
+  EXPECT_EQ(stat("link.dram->hbm", "busy_ns"), 5.0 * 4000);
+  EXPECT_EQ(stat("link.dram->hbm", "bytes"), 5.0 * kBlock);
+  EXPECT_EQ(stat("tier.dram", "served"), 5.0);
+  EXPECT_EQ(stat("tier.hbm", "evictions"), 0.0);
 }
 
 TEST(Engine, ComputeTimeSeparatesClosedLoopAccesses) {
