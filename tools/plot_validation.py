@@ -339,7 +339,7 @@ def grid(n, ncols=3):
 def plot_mrc(doc, w):
     curves = {}  # group -> policy label -> [(fraction, sim miss, hw miss)]
     for e in doc["entries"]:
-        r = e["rows"].get("hit_ratio")
+        r = e["rows"].get("hit_ratio_by_access") or e["rows"].get("hit_ratio")
         if r is None or e["capacity_fraction"] is None or r["sim"] is None:
             continue
         label = e["policy"] + (f"+{e['prefetch']}" if e["prefetch"] else "")

@@ -15,7 +15,7 @@ namespace flashsim::report {
 inline constexpr const char* kValidationSchema = "flashsim-validation/1";
 
 struct ValidationMetric {
-  std::string name;  ///< "time_per_token_ns", "hit_ratio", ...
+  std::string name;  ///< "time_per_token_ns", "hit_ratio_by_access", ...
   std::string unit;  ///< "ns", "B", "" (a ratio or a count)
   std::string kind;  ///< "relative" or "exact"
   std::optional<double> tolerance;  ///< relative (0.10 = 10%)

@@ -5,26 +5,26 @@
 namespace flashsim {
 namespace {
 
-MetricValue u(std::uint64_t v) {
-  MetricValue m;
+RunMetricValue u(std::uint64_t v) {
+  RunMetricValue m;
   m.type = MetricType::u64;
   m.u64 = v;
   return m;
 }
-MetricValue i(std::int64_t v) {
-  MetricValue m;
+RunMetricValue i(std::int64_t v) {
+  RunMetricValue m;
   m.type = MetricType::i64;
   m.i64 = v;
   return m;
 }
-MetricValue f(double v) {
-  MetricValue m;
+RunMetricValue f(double v) {
+  RunMetricValue m;
   m.type = MetricType::f64;
   m.f64 = v;
   return m;
 }
-MetricValue t(std::string v) {
-  MetricValue m;
+RunMetricValue t(std::string v) {
+  RunMetricValue m;
   m.type = MetricType::text;
   m.text = std::move(v);
   return m;
@@ -39,7 +39,7 @@ using A = Aggregation;
 using T = MetricType;
 
 // clang-format off
-const std::vector<MetricSpec> kSchema = {
+const std::vector<RunMetricSpec> kSchema = {
   // --- what the run is ---
   {"run", "", T::u64, A::label, "run number: point × policies + policy", [](const RunResult& r) { return u(r.index); }},
   {"point", "", T::u64, A::label, "sweep point", [](const RunResult& r) { return u(r.point_index); }},
@@ -146,7 +146,7 @@ std::string_view to_string(Aggregation aggregation) {
   return "?";
 }
 
-double MetricValue::number() const {
+double RunMetricValue::number() const {
   switch (type) {
     case MetricType::u64: return static_cast<double>(u64);
     case MetricType::i64: return static_cast<double>(i64);
@@ -156,10 +156,10 @@ double MetricValue::number() const {
   return 0.0;
 }
 
-const std::vector<MetricSpec>& run_metric_schema() { return kSchema; }
+const std::vector<RunMetricSpec>& run_metric_schema() { return kSchema; }
 
-const MetricSpec& metric_spec(std::string_view name) {
-  for (const MetricSpec& s : kSchema) {
+const RunMetricSpec& metric_spec(std::string_view name) {
+  for (const RunMetricSpec& s : kSchema) {
     if (s.name == name) return s;
   }
   throw Error("no metric named '" + std::string(name) + "' in the results schema");

@@ -33,7 +33,7 @@ std::string_view to_string(MetricType type);
 std::string_view to_string(Aggregation aggregation);
 
 /// One metric's value for one run.
-struct MetricValue {
+struct RunMetricValue {
   MetricType type = MetricType::u64;
   std::uint64_t u64 = 0;
   std::int64_t i64 = 0;
@@ -43,20 +43,20 @@ struct MetricValue {
   double number() const;
 };
 
-struct MetricSpec {
+struct RunMetricSpec {
   std::string_view name;     ///< snake_case, unit suffix where it has one: "stall_ns", "bytes_fetched"
   std::string_view unit;     ///< "ns", "bytes", "count", "1" (a ratio), "tokens/s", "" (labels)
   MetricType type;
   Aggregation aggregation;
   std::string_view meaning;  ///< one line; definitions in sim/metrics/metrics.h
-  MetricValue (*get)(const RunResult& run);
+  RunMetricValue (*get)(const RunResult& run);
 };
 
 /// Every per-run metric, in output order (labels first). The table is
 /// static: results files list their columns in this order.
-const std::vector<MetricSpec>& run_metric_schema();
+const std::vector<RunMetricSpec>& run_metric_schema();
 
 /// The spec named `name`; throws Error when there is none.
-const MetricSpec& metric_spec(std::string_view name);
+const RunMetricSpec& metric_spec(std::string_view name);
 
 }  // namespace flashsim

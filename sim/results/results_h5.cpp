@@ -163,13 +163,13 @@ void column(hid_t loc, const std::string& name, const std::vector<T>& values) {
 // 8 bytes (a number, or the pointer of a variable-length string); the file
 // type is packed.
 void write_summary(hid_t file, const ScenarioResults& results) {
-  const std::vector<MetricSpec>& schema = run_metric_schema();
+  const std::vector<RunMetricSpec>& schema = run_metric_schema();
   constexpr std::size_t kField = 8;
   static_assert(sizeof(const char*) == kField && sizeof(double) == kField);
   Id str = string_type();
   Id mem(H5Tcreate(H5T_COMPOUND, schema.size() * kField), H5Tclose, "create the summary type");
   for (std::size_t k = 0; k < schema.size(); ++k) {
-    const MetricSpec& m = schema[k];
+    const RunMetricSpec& m = schema[k];
     const hid_t type = m.type == MetricType::u64   ? H5T_NATIVE_UINT64
                        : m.type == MetricType::i64 ? H5T_NATIVE_INT64
                        : m.type == MetricType::f64 ? H5T_NATIVE_DOUBLE
@@ -183,7 +183,7 @@ void write_summary(hid_t file, const ScenarioResults& results) {
   texts.reserve(n * schema.size());
   for (std::size_t r = 0; r < n; ++r) {
     for (std::size_t k = 0; k < schema.size(); ++k) {
-      const MetricValue v = schema[k].get(results.runs[r]);
+      const RunMetricValue v = schema[k].get(results.runs[r]);
       unsigned char* at = rows.data() + (r * schema.size() + k) * kField;
       switch (v.type) {
         case MetricType::u64: std::memcpy(at, &v.u64, kField); break;

@@ -106,7 +106,7 @@ bool has_group(const RunResult& r, Group g) {
 }
 
 // A value in the unit its spec declares.
-std::string format_metric(const MetricSpec& spec, const MetricValue& v) {
+std::string format_metric(const RunMetricSpec& spec, const RunMetricValue& v) {
   if (spec.unit == "1") return format_percent(v.number());
   if (spec.unit == "bytes") return format_bytes_si(static_cast<ByteCount>(v.number()));
   if (spec.unit == "ns") return format_duration(std::llround(v.number()));
@@ -153,7 +153,7 @@ void print_results_tables(std::ostream& out, const ScenarioResults& results) {
     for (const RunResult* r : rows) {
       std::vector<std::string> row = {r->policy_label};
       for (const Column* col : columns) {
-        const MetricSpec& spec = metric_spec(col->metric);
+        const RunMetricSpec& spec = metric_spec(col->metric);
         row.push_back(has_group(*r, col->group) ? format_metric(spec, spec.get(*r)) : "-");
       }
       row.push_back(format_duration(static_cast<Nanoseconds>(r->wall_seconds * 1e9)));

@@ -21,7 +21,7 @@ namespace {
 // its name, in its order; `params` as an object of its resolved values.
 nlohmann::ordered_json run_json(const RunResult& r) {
   nlohmann::ordered_json j;
-  for (const MetricSpec& m : run_metric_schema()) {  // then `components`
+  for (const RunMetricSpec& m : run_metric_schema()) {  // then `components`
     const std::string name(m.name);
     if (name == "params") {
       nlohmann::ordered_json params = nlohmann::ordered_json::object();
@@ -29,7 +29,7 @@ nlohmann::ordered_json run_json(const RunResult& r) {
       j[name] = params;
       continue;
     }
-    const MetricValue v = m.get(r);
+    const RunMetricValue v = m.get(r);
     switch (v.type) {
       case MetricType::u64: j[name] = v.u64; break;
       case MetricType::i64: j[name] = v.i64; break;

@@ -3,6 +3,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "sim/results/metric_schema.h"
+
 namespace flashsim {
 
 std::uint64_t count_tokens(ITraceSource& trace) {
@@ -21,23 +23,14 @@ std::uint64_t count_tokens(ITraceSource& trace) {
 }
 
 MetricValues metrics_of(const RunResult& run, std::uint64_t tokens) {
-  const RunMetrics& m = run.result.metrics;
-  const AccessCounters& c = m.total;
-  const double sim_ns = static_cast<double>(m.simulated_ns);
-  return MetricValues{
-      {"time_per_token_ns", tokens ? sim_ns / static_cast<double>(tokens) : sim_ns},
-      {"stall_ns", static_cast<double>(c.stall_ns)},
-      {"simulated_ns", sim_ns},
-      {"hit_ratio", c.hit_ratio_by_access()},
-      {"byte_hit_ratio", c.hit_ratio_by_byte()},
-      {"bytes_fetched", static_cast<double>(c.bytes_fetched)},
-      {"bytes_written_back", static_cast<double>(c.bytes_written_back)},
-      {"misses", static_cast<double>(c.misses)},
-      {"latency_p50_ns", static_cast<double>(m.latency.quantile_ns(0.50))},
-      {"latency_p99_ns", static_cast<double>(m.latency.quantile_ns(0.99))},
-      {"prefetch_accuracy", c.prefetch_accuracy()},
-      {"prefetch_coverage", c.prefetch_coverage()},
-  };
+  const double sim_ns = static_cast<double>(run.result.metrics.simulated_ns);
+  MetricValues out{{"time_per_token_ns", tokens ? sim_ns / static_cast<double>(tokens) : sim_ns}};
+  for (const char* name : {"stall_ns", "simulated_ns", "hit_ratio_by_access", "hit_ratio_by_byte", "bytes_fetched",
+                           "bytes_written_back", "misses", "latency_p50_ns", "latency_p99_ns", "prefetch_accuracy",
+                           "prefetch_coverage"}) {
+    out[name] = metric_spec(name).get(run).number();
+  }
+  return out;
 }
 
 RunSeries series_of(const RunResult& run, std::size_t max_windows) {

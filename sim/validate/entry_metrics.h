@@ -20,12 +20,12 @@ using MetricValues = std::map<std::string, double>;
 /// decode step of 16 requests is 16 tokens. Reads the whole trace once.
 std::uint64_t count_tokens(ITraceSource& trace);
 
-/// The metrics of one run:
-///   time_per_token_ns = simulated_ns / tokens (tokens = 0: simulated_ns)
-///   stall_ns, simulated_ns, misses, bytes_fetched (H2D, demand + prefetch),
-///   bytes_written_back, hit_ratio (per access), byte_hit_ratio,
-///   latency_p50_ns / latency_p99_ns (access latency histogram),
-///   prefetch_accuracy / prefetch_coverage (sim/metrics/metrics.h definitions).
+/// The metrics of one run: time_per_token_ns = simulated_ns / tokens
+/// (tokens = 0: simulated_ns), validation's own; the others are the results
+/// schema's (sim/results/metric_schema.h), read through it under its names:
+/// stall_ns, simulated_ns, misses, bytes_fetched, bytes_written_back,
+/// hit_ratio_by_access, hit_ratio_by_byte, latency_p50_ns, latency_p99_ns,
+/// prefetch_accuracy, prefetch_coverage.
 MetricValues metrics_of(const RunResult& run, std::uint64_t tokens);
 
 /// The plotted series of one run.

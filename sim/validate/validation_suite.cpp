@@ -63,6 +63,12 @@ MetricSpec parse_metric(const ConfigEntry& entry) {
   m.name = entry.key;
   const auto& names = validation_metric_names();
   if (std::find(names.begin(), names.end(), m.name) == names.end()) {
+    // Renamed to the results schema's names (sim/results/metric_schema.h).
+    if (m.name == "hit_ratio" || m.name == "byte_hit_ratio") {
+      throw_at(entry.key_pos, m.name,
+               "is now '" + std::string(m.name == "hit_ratio" ? "hit_ratio_by_access" : "hit_ratio_by_byte") +
+                   "' (the results schema's name; baselines recorded under the old name need it renamed too)");
+    }
     const std::string near = closest_match(m.name, names);
     throw_at(entry.key_pos, m.name, "not a validation metric" + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
   }
@@ -140,7 +146,7 @@ HwReplayKnobs parse_replay(const ConfigNode& n, HwReplayKnobs k) {
 
 const std::vector<std::string>& validation_metric_names() {
   static const std::vector<std::string> names = {
-      "time_per_token_ns", "stall_ns",       "simulated_ns",   "hit_ratio",         "byte_hit_ratio",   "bytes_fetched",
+      "time_per_token_ns", "stall_ns",       "simulated_ns",   "hit_ratio_by_access", "hit_ratio_by_byte", "bytes_fetched",
       "misses",            "latency_p50_ns", "latency_p99_ns", "prefetch_accuracy", "prefetch_coverage", "bytes_written_back"};
   return names;
 }

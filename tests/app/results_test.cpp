@@ -90,7 +90,7 @@ TEST(Results, SummaryH5AndJsonNameEveryMetricAsTheSchemaDoes) {
   test::TempDir dir;
   const ScenarioResults results = sample_results();
   const ResultsPaths paths = write_results(dir.path() / "out", results);
-  const std::vector<MetricSpec>& schema = run_metric_schema();
+  const std::vector<RunMetricSpec>& schema = run_metric_schema();
   const hid_t file = H5Fopen(paths.h5.string().c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   ASSERT_GE(file, 0);
   const hid_t set = H5Dopen2(file, "summary", H5P_DEFAULT);
@@ -112,7 +112,7 @@ TEST(Results, SummaryH5AndJsonNameEveryMetricAsTheSchemaDoes) {
   for (const auto& [key, value] : run.items()) {
     if (key == "components") break;
     EXPECT_EQ(key, std::string(schema[k].name));
-    const MetricValue v = schema[k].get(results.runs[3]);
+    const RunMetricValue v = schema[k].get(results.runs[3]);
     if (v.type != MetricType::text) {
       EXPECT_DOUBLE_EQ(value.get<double>(), v.number()) << key;
     }

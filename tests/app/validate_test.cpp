@@ -64,7 +64,7 @@ TEST(ValidateCompare, RelativeErrorAgainstFloorAndWidenedTolerance) {
 
 TEST(ValidateCompare, ExactAbsoluteAndScope) {
   MetricSpec exact;
-  exact.name = "hit_ratio";
+  exact.name = "hit_ratio_by_access";
   exact.kind = ToleranceKind::exact;
   const MeasuredValue hw = summarize_repeats({0.25, 0.25, 0.25, 0.25, 0.25});
   EXPECT_TRUE(compare_metric(exact, 0.25, &hw, true).passed);
@@ -205,7 +205,7 @@ std::string suite_text(const std::string& extra_entry = "") {
 baseline: base.json
 metrics:
   time_per_token_ns: {kind: relative, tolerance: 10%, floor: 10us}
-  hit_ratio: {kind: exact, scope: demand_only}
+  hit_ratio_by_access: {kind: exact, scope: demand_only}
 entries:
   - name: lru-50
     role: fit
@@ -240,7 +240,10 @@ TEST(ValidateSuite, ParsesAndNamesBadInput) {
   EXPECT_EQ(s.metrics[0].floor, 10000.0);
   EXPECT_EQ(s.repeats, 5u);
   std::string t = suite_text();
-  expect_suite_error(dir, std::string(t).replace(t.find("hit_ratio:"), 10, "hit_rato:"), "did you mean 'hit_ratio'");
+  expect_suite_error(dir, std::string(t).replace(t.find("hit_ratio_by_access:"), 20, "hit_ratio_by_acess:"),
+                     "did you mean 'hit_ratio_by_access'");
+  expect_suite_error(dir, std::string(t).replace(t.find("hit_ratio_by_access:"), 20, "hit_ratio:"),
+                     "is now 'hit_ratio_by_access'");
   expect_suite_error(dir, std::string(t).replace(t.find("role: fit"), 9, "role: train"), "bad.yaml:");
   expect_suite_error(dir, suite_text("  - name: lru-50\n    scenario: tiny.yaml\n"), "'lru-50' appears twice");
   expect_suite_error(dir, suite_text("  - name: x\n    scenario: nope.yaml\n"), "no such file");

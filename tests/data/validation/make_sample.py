@@ -20,8 +20,8 @@ METRICS = [
     {"name": "time_per_token_ns", "unit": "ns", "kind": "relative", "tolerance": 0.10, "floor": 10000, "gate": True, "applies": "all"},
     {"name": "stall_ns", "unit": "ns", "kind": "relative", "tolerance": 0.15, "floor": 100000, "gate": True, "applies": "all"},
     {"name": "simulated_ns", "unit": "ns", "kind": "relative", "tolerance": 0.10, "floor": 10000, "gate": True, "applies": "all"},
-    {"name": "hit_ratio", "unit": "", "kind": "exact", "tolerance": 0, "floor": 0, "gate": True, "applies": "demand_only"},
-    {"name": "byte_hit_ratio", "unit": "", "kind": "exact", "tolerance": 0, "floor": 0, "gate": True, "applies": "demand_only"},
+    {"name": "hit_ratio_by_access", "unit": "", "kind": "exact", "tolerance": 0, "floor": 0, "gate": True, "applies": "demand_only"},
+    {"name": "hit_ratio_by_byte", "unit": "", "kind": "exact", "tolerance": 0, "floor": 0, "gate": True, "applies": "demand_only"},
     {"name": "bytes_fetched", "unit": "B", "kind": "exact", "tolerance": 0, "floor": 0, "gate": True, "applies": "demand_only"},
     {"name": "misses", "unit": "", "kind": "exact", "tolerance": 0, "floor": 0, "gate": True, "applies": "demand_only"},
     {"name": "latency_p50_ns", "unit": "ns", "kind": "relative", "tolerance": 0.20, "floor": 1000, "gate": False, "applies": "all"},
@@ -117,7 +117,7 @@ for group, block, footprint, policy, prefetch, fractions in SCENARIOS:
         rows.append(row("stall_ns", stall_sim, stall_hw, spread))
         rows.append(row("simulated_ns", per_token * tokens * err(), per_token * tokens, spread))
         sim_hr = hit_ratio if demand_only else round(hit_ratio * err(0.03), 6)
-        exact = [("hit_ratio", sim_hr, hit_ratio), ("byte_hit_ratio", sim_hr, hit_ratio),
+        exact = [("hit_ratio_by_access", sim_hr, hit_ratio), ("hit_ratio_by_byte", sim_hr, hit_ratio),
                  ("bytes_fetched", bytes_fetched if demand_only else int(bytes_fetched * err(0.05)), bytes_fetched),
                  ("misses", misses if demand_only else int(misses * err(0.05)), misses)]
         for metric, s, h in exact:
