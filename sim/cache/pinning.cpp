@@ -7,7 +7,7 @@
 
 namespace flashsim {
 
-PinnedSet resolve_pins(const PinSpec& spec, const TraceMeta& meta, ByteCount capacity_bytes) {
+PinnedSet resolve_pins(const PinSpec& spec, const TraceMeta& meta, ByteCount capacity_bytes, bool unit_sizes) {
   PinnedSet out;
   out.ids.insert(spec.blocks.begin(), spec.blocks.end());
   if ((!spec.layers.empty() || !spec.kinds.empty() || !spec.segments.empty()) && meta.catalog.empty()) {
@@ -51,12 +51,13 @@ PinnedSet resolve_pins(const PinSpec& spec, const TraceMeta& meta, ByteCount cap
   }
   HashSet<BlockId> counted;
   for (const BlockCatalogEntry& e : meta.catalog) {
-    if (out.ids.contains(e.id) && counted.insert(e.id).second) out.catalog_bytes += e.bytes;
+    if (out.ids.contains(e.id) && counted.insert(e.id).second) out.catalog_bytes += unit_sizes ? 1 : e.bytes;
   }
   if (out.catalog_bytes > capacity_bytes) {
-    throw InputError("cache.pin: the pinned blocks need " + std::to_string(out.catalog_bytes) +
-                     " bytes by the catalog, more than the fast tier's capacity of " +
-                     std::to_string(capacity_bytes) + " bytes");
+    const char* unit = unit_sizes ? " blocks" : " bytes";
+    throw InputError("cache.pin: the pinned blocks need " + std::to_string(out.catalog_bytes) + unit +
+                     " by the catalog, more than the fast tier's capacity of " + std::to_string(capacity_bytes) +
+                     unit + (unit_sizes ? " (cache.ignore_sizes)" : ""));
   }
   return out;
 }

@@ -18,7 +18,9 @@ struct PinnedSet {
 /// embeddings) `spec` names. Throws InputError when layers, kinds or
 /// segments are named but the trace has no catalog, when one of them
 /// matches no block, or when the pinned blocks' catalog bytes exceed
-/// `capacity_bytes` (the fast tier's).
-PinnedSet resolve_pins(const PinSpec& spec, const TraceMeta& meta, ByteCount capacity_bytes);
+/// `capacity_bytes` (the fast tier's). With `unit_sizes` (cache.ignore_sizes)
+/// every block counts 1: catalog_bytes is the number of pinned catalog
+/// blocks and the capacity a number of blocks.
+PinnedSet resolve_pins(const PinSpec& spec, const TraceMeta& meta, ByteCount capacity_bytes, bool unit_sizes = false);
 
 }  // namespace flashsim

@@ -45,7 +45,7 @@ TierSession::TierSession(const CacheConfig& cache, const TraceMeta& meta, const 
   if (cache.capacity_bytes == 0) throw InputError("cache.capacity_bytes must be > 0");
   ignore_sizes_ = cache.ignore_sizes;
   size_change_hit_ = cache.size_change == SizeChange::hit;
-  pins_ = resolve_pins(cache.pinned, meta, cache.capacity_bytes);
+  pins_ = resolve_pins(cache.pinned, meta, cache.capacity_bytes, cache.ignore_sizes);
   policy_capacity_ = flashsim::policy_capacity_bytes(cache.capacity_bytes, pins_.catalog_bytes);
   FastTierSpec spec;
   spec.capacity_bytes = cache.capacity_bytes;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/cache/lru_curve.h"
 #include "sim/cli/cli_parse.h"
 #include "sim/cli/command_registry.h"
 #include "sim/cli/registry_listing.h"
@@ -166,8 +167,9 @@ int do_stats(const std::vector<std::string>& args) {
   app.add_flag("--json", json, "print JSON instead of text");
   std::string size_change = "refetch";
   app.add_option("--size-change", size_change,
-                 "a block accessed with another size than it holds: refetch (a miss) or hit (libCacheSim), "
-                 "as the scenario key cache.size_change")
+                 "a block accessed with another size than it holds: refetch (a miss; one pass) or hit "
+                 "(libCacheSim's rule; the byte curve is then an LRU simulation per capacity), as the scenario "
+                 "key cache.size_change")
       ->check(CLI::IsMember({"refetch", "hit"}))
       ->capture_default_str();
   add_import_options(app, c);
@@ -180,7 +182,10 @@ int do_stats(const std::vector<std::string>& args) {
   options.capacity_blocks = parse_list(blocks_list, false);
   options.capacity_bytes = parse_list(bytes_list, true);
   options.size_change = size_change == "hit" ? SizeChange::hit : SizeChange::refetch;
-  const TraceStats stats = compute_stats(*source, options);
+  TraceStats stats = compute_stats(*source, options);
+  // The one-pass stack cannot follow size_change hit (a block keeps the size
+  // of its last admission, which depends on the capacity): simulate it.
+  if (options.size_change == SizeChange::hit) simulate_lru_byte_curve(*source, SizeChange::hit, stats.mrc_bytes);
   if (json) {
     std::cout << format_stats_json(stats) << "\n";
   } else {

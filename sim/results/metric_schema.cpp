@@ -52,6 +52,7 @@ const std::vector<RunMetricSpec> kSchema = {
   {"decision_clock", "", T::text, A::label, "trace | engine: the clock policies saw", [](const RunResult& r) { return t(r.decision_clock); }},
   {"seed", "", T::u64, A::label, "random seed", [](const RunResult& r) { return u(r.seed); }},
   {"capacity_text", "", T::text, A::label, "fast-tier capacity as written: 50%, 2GiB", [](const RunResult& r) { return t(r.capacity_text); }},
+  {"size_unit", "", T::text, A::label, "bytes, or blocks with cache.ignore_sizes: the unit of every bytes field of the run", [](const RunResult& r) { return t(r.size_unit); }},
   {"capacity_bytes", "bytes", T::u64, A::label, "fast-tier capacity used (blocks with cache.ignore_sizes)", [](const RunResult& r) { return u(r.capacity_bytes); }},
   {"footprint_bytes", "bytes", T::u64, A::label, "trace footprint (0 when not measured)", [](const RunResult& r) { return u(r.footprint_bytes); }},
   // --- accesses ---

@@ -105,9 +105,11 @@ bool has_group(const RunResult& r, Group g) {
   return false;
 }
 
-// A value in the unit its spec declares.
-std::string format_metric(const RunMetricSpec& spec, const RunMetricValue& v) {
+// A value in the unit its spec declares (bytes count blocks in a run with
+// cache.ignore_sizes).
+std::string format_metric(const RunMetricSpec& spec, const RunMetricValue& v, const RunResult& run) {
   if (spec.unit == "1") return format_percent(v.number());
+  if (spec.unit == "bytes" && run.size_unit == "blocks") return format_count(v.number()) + " blk";
   if (spec.unit == "bytes") return format_bytes_si(static_cast<ByteCount>(v.number()));
   if (spec.unit == "ns") return format_duration(std::llround(v.number()));
   if (spec.unit == "count" && v.type == MetricType::u64) return std::to_string(v.u64);
@@ -129,10 +131,13 @@ void print_results_tables(std::ostream& out, const ScenarioResults& results) {
     const RunResult& first = *rows.front();
     out << "\n" << results.scenario_name;
     if (points > 1) out << "  [point " << (p + 1) << "/" << points << "] " << first.point_label;
-    out << "\n  fast tier " << format_bytes_si(first.capacity_bytes);
+    const bool blocks = first.size_unit == "blocks";  // cache.ignore_sizes
+    out << "\n  fast tier "
+        << (blocks ? std::to_string(first.capacity_bytes) + " blocks (sizes ignored)" : format_bytes_si(first.capacity_bytes));
     if (first.footprint_bytes > 0) {
       out << " = " << format_percent(static_cast<double>(first.capacity_bytes) / static_cast<double>(first.footprint_bytes))
-          << " of the trace's footprint (" << format_bytes_si(first.footprint_bytes) << ")";
+          << (blocks ? " of the trace's distinct blocks (" + std::to_string(first.footprint_bytes) + ")"
+                     : " of the trace's footprint (" + format_bytes_si(first.footprint_bytes) + ")");
     }
     out << ", " << first.engine << " engine, decision clock: " << first.decision_clock << ", "
         << format_count(static_cast<double>(first.result.metrics.total.accesses)) << " accesses\n";
@@ -154,7 +159,7 @@ void print_results_tables(std::ostream& out, const ScenarioResults& results) {
       std::vector<std::string> row = {r->policy_label};
       for (const Column* col : columns) {
         const RunMetricSpec& spec = metric_spec(col->metric);
-        row.push_back(has_group(*r, col->group) ? format_metric(spec, spec.get(*r)) : "-");
+        row.push_back(has_group(*r, col->group) ? format_metric(spec, spec.get(*r), *r) : "-");
       }
       row.push_back(format_duration(static_cast<Nanoseconds>(r->wall_seconds * 1e9)));
       row.push_back(format_count(r->accesses_per_second()));

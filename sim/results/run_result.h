@@ -29,6 +29,9 @@ struct RunResult {
   std::string decision_clock;     ///< "trace" | "engine"
   std::uint64_t seed = 0;
   std::string capacity_text;      ///< as written: "50%", "2GiB"
+  /// "bytes", or "blocks" with cache.ignore_sizes: then capacity_bytes,
+  /// footprint_bytes and every bytes_* metric count blocks (one unit each).
+  std::string size_unit = "bytes";
   ByteCount capacity_bytes = 0;   ///< fast-tier capacity used
   ByteCount footprint_bytes = 0;  ///< trace footprint (0 when it was not measured)
   EngineResult result;            ///< metrics (the cache-only path fills only metrics)

@@ -87,8 +87,10 @@ ScenarioResults run_scenario(const ScenarioDocument& document, const RunnerOptio
       footprint[p] = scenarios[p].cache.ignore_sizes ? slot->footprint().blocks : slot->footprint().bytes;
       capacity[p] = scenarios[p].cache.capacity.resolve(footprint[p]);
       if (capacity[p] == 0) {
+        const bool blocks = scenarios[p].cache.ignore_sizes;
         throw InputError(scenarios[p].source + ": key 'cache.capacity': " + scenarios[p].cache.capacity.text +
-                         " of the trace's footprint (" + std::to_string(footprint[p]) + " B) is 0 bytes");
+                         " of the trace's " + (blocks ? "distinct blocks (" : "footprint (") +
+                         std::to_string(footprint[p]) + (blocks ? ") is 0 blocks" : " B) is 0 bytes"));
       }
     } else {
       capacity[p] = scenarios[p].cache.capacity.bytes;
@@ -126,6 +128,7 @@ ScenarioResults run_scenario(const ScenarioDocument& document, const RunnerOptio
       r.engine = s.engine == EngineKind::event ? "event" : "cache_only";
       r.seed = s.seed;
       r.capacity_text = s.cache.capacity.text;
+      r.size_unit = s.cache.ignore_sizes ? "blocks" : "bytes";
       r.capacity_bytes = capacity[t.point];
       r.footprint_bytes = footprint[t.point];
       try {

@@ -240,7 +240,9 @@ CacheSpec resolve_cache(const ConfigNode* node, const ConfigNode& root, ConfigNo
   if (const ConfigNode* sc = node->find("size_change"); sc && !sc->is_null()) {
     size_change = expect_scalar(*sc, "cache.size_change", "refetch or hit");
     if (size_change != "refetch" && size_change != "hit") {
-      throw_at(sc->pos, "cache.size_change", "'" + size_change + "' is not one of: refetch, hit");
+      const std::string near = closest_match(lower(size_change), {"refetch", "hit"});
+      throw_at(sc->pos, "cache.size_change",
+               "'" + size_change + "' is not one of: refetch, hit" + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
     }
   }
   c.size_change = size_change == "hit" ? SizeChange::hit : SizeChange::refetch;
@@ -248,9 +250,30 @@ CacheSpec resolve_cache(const ConfigNode* node, const ConfigNode& root, ConfigNo
   std::string ignore = "false";
   if (const ConfigNode* ig = node->find("ignore_sizes"); ig && !ig->is_null()) {
     ignore = expect_scalar(*ig, "cache.ignore_sizes", "true or false");
-    if (ignore != "true" && ignore != "false") throw_at(ig->pos, "cache.ignore_sizes", "'" + ignore + "' is not true or false");
+    if (ignore != "true" && ignore != "false") {
+      const bool near = ignore == "True" || ignore == "TRUE" || ignore == "False" || ignore == "FALSE";
+      throw_at(ig->pos, "cache.ignore_sizes",
+               "'" + ignore + "' is not true or false" + (near ? " (did you mean '" + lower(ignore) + "'?)" : ""));
+    }
+    c.ignore_sizes = ignore == "true";
+    // Every block one unit: the capacity is a count of blocks, and nothing
+    // that places or splits bytes applies.
+    if (c.ignore_sizes && !c.capacity.is_fraction &&
+        c.capacity.text.find_first_not_of("0123456789 ") != std::string::npos) {
+      throw_at(capacity->pos, "cache.capacity",
+               "with cache.ignore_sizes the capacity is a number of blocks (e.g. 4897) or a share of the distinct "
+               "blocks (e.g. 10%), not '" + c.capacity.text + "'");
+    }
+    if (c.ignore_sizes && c.granularity_bytes != 0) {
+      throw_at(ig->pos, "cache.ignore_sizes", "cannot be combined with cache.granularity " + granularity +
+                                                  " (pieces have sizes; ignore them and the split means nothing)");
+    }
+    if (c.ignore_sizes && c.allocator.impl != "bytes") {
+      throw_at(ig->pos, "cache.ignore_sizes",
+               "needs cache.allocator bytes (allocator '" + c.allocator.impl + "' places bytes: it would round each "
+               "one-unit block up to its alignment)");
+    }
   }
-  c.ignore_sizes = ignore == "true";
   resolved.set("ignore_sizes", ConfigNode::make_scalar(ignore));
 
   ConfigNode pin_resolved = ConfigNode::make_map();

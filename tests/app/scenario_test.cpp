@@ -2,6 +2,8 @@
 // input naming file:line:column and the dotted key.
 #include <gtest/gtest.h>
 
+#include "sim/cache/pinning.h"
+#include "sim/core/errors.h"
 #include "sim/scenario/embedded_files.h"
 #include "sim/scenario/hardware_loader.h"
 #include "sim/scenario/scenario_document.h"
@@ -371,6 +373,69 @@ TEST_F(ScenarioTest, OverrideErrorsNameTheOption) {
   EXPECT_NE(msg.find("index 5 is beyond the list's 1 elements"), std::string::npos) << msg;
   msg = error_of<InputError>([] { parse_override("novalue"); });
   EXPECT_NE(msg.find("expected KEY=VALUE"), std::string::npos) << msg;
+}
+
+}  // namespace
+}  // namespace flashsim
+
+namespace flashsim {
+namespace {
+
+class SizeKeysTest : public ::testing::Test {
+ protected:
+  void SetUp() override { test::write_file(dir_ / "trace.csv", test::cyclic_csv(3, 2, 1024)); }
+  /// The error resolving `cache` (a YAML map's body) gives, or "" when it resolves.
+  std::string error_for(const std::string& cache) {
+    const std::string file = (dir_ / "s.yaml").string();
+    test::write_file(file, "name: t\nengine: cache_only\nworkload: {trace: trace.csv}\ncache: {" + cache +
+                               "}\npolicies: [lru]\n");
+    try {
+      const ScenarioDocument doc = ScenarioDocument::from_file(file, {});
+      (void)doc.resolve(doc.points().front());
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+    return "";
+  }
+  test::TempDir dir_;
+};
+
+// cache.ignore_sizes: a capacity is a count of blocks or a share; nothing
+// that places or splits bytes combines with it; near misses get a hint.
+TEST_F(SizeKeysTest, IgnoreSizesRefusesWhatCountsBytes) {
+  EXPECT_EQ(error_for("capacity: 4897, ignore_sizes: true"), "");
+  EXPECT_EQ(error_for("capacity: 10%, ignore_sizes: true"), "");
+  EXPECT_NE(error_for("capacity: 2MiB, ignore_sizes: true").find("s.yaml:4:"), std::string::npos);
+  EXPECT_NE(error_for("capacity: 2MiB, ignore_sizes: true").find("a number of blocks"), std::string::npos);
+  EXPECT_NE(error_for("capacity: 10, ignore_sizes: true, allocator: first_fit").find("needs cache.allocator bytes"),
+            std::string::npos);
+  EXPECT_NE(error_for("capacity: 10, ignore_sizes: true, granularity: 1KiB").find("cache.granularity"),
+            std::string::npos);
+  EXPECT_NE(error_for("capacity: 10, ignore_sizes: True").find("did you mean 'true'"), std::string::npos);
+  EXPECT_NE(error_for("capacity: 10, size_change: hitt").find("did you mean 'hit'"), std::string::npos);
+  EXPECT_NE(error_for("capacity: 10, size_change: HIT").find("did you mean 'hit'"), std::string::npos);
+}
+
+// Pins count blocks when sizes are ignored: two pinned catalog blocks fit a
+// capacity of 2 and leave the policy 1 (nothing), whatever their bytes.
+TEST(IgnoreSizesPins, PinsCountOneEach) {
+  TraceMeta meta;
+  meta.source = "pins";
+  meta.catalog.resize(3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    meta.catalog[i].id = i;
+    meta.catalog[i].bytes = 1'000'000;
+  }
+  PinSpec spec;
+  spec.blocks = {0, 1};
+  EXPECT_EQ(resolve_pins(spec, meta, 2, true).catalog_bytes, 2u);
+  EXPECT_THROW(resolve_pins(spec, meta, 2, false), InputError);
+  try {
+    (void)resolve_pins(spec, meta, 1, true);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("2 blocks"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -43,6 +43,7 @@ std::string line(const char* fmt, auto... args) {
 
 void curve_text(std::string& out, const MissRatioCurve& c, const char* heading, const char* unit) {
   out += heading;
+  if (!c.method.empty()) out += "  method: " + c.method + "\n";
   out += line("  %20s  %20s  %18s  %12s\n", unit, "miss_ratio_by_access", "miss_ratio_by_byte", "misses");
   for (std::size_t k = 0; k < c.capacities.size(); ++k) {
     out += line("  %20llu  %20.6f  %18.6f  %12llu\n", static_cast<unsigned long long>(c.capacities[k]),
@@ -55,6 +56,7 @@ nlohmann::ordered_json curve_json(const MissRatioCurve& c) {
   const bool blocks = c.capacity_unit == MissRatioCurve::Unit::blocks;
   j["capacity_unit"] = blocks ? "blocks" : "bytes";
   j["hit_rule"] = blocks ? kBlocksRule : kBytesRule;
+  if (!c.method.empty()) j["method"] = c.method;
   j["points"] = nlohmann::ordered_json::array();
   for (std::size_t k = 0; k < c.capacities.size(); ++k) {
     j["points"].push_back({{"capacity", c.capacities[k]},

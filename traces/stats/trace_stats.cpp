@@ -121,6 +121,11 @@ TraceStats compute_stats(ITraceSource& source, const StatsOptions& options) {
   st.reuse.buckets = std::move(buckets);
   st.mrc_blocks = by_blocks.finish(MissRatioCurve::Unit::blocks, st.records, st.accessed_bytes);
   st.mrc_bytes = by_bytes.finish(MissRatioCurve::Unit::bytes, st.records, st.accessed_bytes);
+  st.mrc_bytes.method = options.size_change == SizeChange::refetch
+                            ? "one pass over LRU stack distances; an access whose size differs from its block's "
+                              "previous one misses (size_change refetch)"
+                            : "one pass over LRU stack distances, a block keeping its first size (size_change hit, "
+                              "approximate)";
   return st;
 }
 

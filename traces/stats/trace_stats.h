@@ -39,6 +39,9 @@ struct MissRatioCurve {
   std::vector<double> miss_ratio_by_byte;    ///< bytes of missed accesses / bytes of all accesses
   std::vector<std::uint64_t> misses;         ///< missed accesses (exact counts behind the ratios)
   std::vector<ByteCount> missed_bytes;       ///< bytes of missed accesses
+  /// How the curve was computed when it is not the one-pass rule above
+  /// (a size-change rule, a simulation per capacity); "" = that rule.
+  std::string method;
 };
 
 struct TraceStats {
@@ -65,8 +68,13 @@ struct StatsOptions {
   std::size_t auto_points = 16;
   /// How the byte curve treats an access whose size differs from the size
   /// its block has in the stack, as the simulator's cache.size_change does:
-  /// refetch -> a miss at every capacity (the block takes the new size);
-  /// hit -> judged by its stack distance, the block keeping its old size.
+  /// refetch -> a miss at every capacity (the block takes the new size):
+  /// the simulated LRU's count exactly while blocks only grow and fit the
+  /// capacity, else within about 1% (a shrunk block frees space the LRU
+  /// does not refill; a block larger than the capacity bypasses);
+  /// hit -> an approximation: the block keeps the size it first had in the
+  /// stack, while the simulator keeps the size of its last admission, which
+  /// depends on the capacity (sim/cache/lru_curve.h simulates it exactly).
   SizeChange size_change = SizeChange::refetch;
 };
 
