@@ -24,6 +24,8 @@ namespace {
 
 constexpr std::uint32_t kNone = 0xFFFFFFFFu;
 constexpr std::size_t kChunkRecords = 4096;
+constexpr std::size_t kPrefetchAhead = 8;  // records of a stream whose state is loaded before they issue
+constexpr std::size_t kNumberAhead = 16;   // records whose id lookup is loaded before they are numbered
 constexpr std::size_t kMaxTiers = 32;      // fill masks are 32-bit
 constexpr ByteCount kSyntheticAlign = 256;  // synthetic TLB layout (engine_detail.h)
 
@@ -408,6 +410,7 @@ void EventEngine::grow_blocks() {
 bool EventEngine::read_chunk() {
   const std::size_t n = trace_.read(chunk_);
   for (std::size_t k = 0; k < n; ++k) {
+    if (k + kNumberAhead < n) session_->prefetch_number(chunk_[k + kNumberAhead].block_id);
     const AccessRecord& r = chunk_[k];
     if (r.stream_id != last_stream_id_ || last_stream_ == kNone) {
       last_stream_ = scan_.stream_index.find(r.stream_id);
@@ -422,8 +425,6 @@ bool EventEngine::read_chunk() {
     if (b >= known) {
       first_bytes_ = r.bytes;
       grow_blocks();
-    } else {
-      tiers_[0]->prefetch(b);  // its state is read when it issues, a few thousand records on
     }
     AccessTag tag;
     if (r.request_id != kNoRequest) {
@@ -543,6 +544,13 @@ void EventEngine::issue(std::uint32_t s) {
   const Pending p = st.queue.front();
   st.queue.pop_front();
   --st.remaining;
+  // The state an access a few records on will read (tier record, policy
+  // node, fetch slot): loaded while this one and its events run.
+  if (st.queue.size() > kPrefetchAhead) {
+    const BlockIndex ahead = st.queue.at(kPrefetchAhead).block;
+    session_->prefetch_block(ahead);
+    __builtin_prefetch(&inflight_fetch_[ahead]);
+  }
   access(s, p);
   if (config_.issue == IssueMode::timestamp && st.remaining > 0) {
     ensure_head(s);

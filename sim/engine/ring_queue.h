@@ -15,6 +15,8 @@ class RingQueue {
   /// Precondition: !empty().
   T& front() { return items_[head_]; }
   const T& front() const { return items_[head_]; }
+  /// The i-th item from the front. Precondition: i < size().
+  const T& at(std::size_t i) const { return items_[(head_ + i) & (items_.size() - 1)]; }
   void pop_front() {
     head_ = (head_ + 1) & (items_.size() - 1);
     --size_;
