@@ -576,7 +576,7 @@ std::string profile_yaml(const CalibrationReport& r, const std::string& name) {
     line("  hit_latency: %s", ns_text(l2->ns.median).c_str());
     line("  miss_latency: %s", ns_text(hbm->ns.median).c_str());
   }
-  y << "  sampled_sets: 0\n";
+  y << "  sampled_sets: auto  # set sampling (sim/engine/l2_model.h); 0 = every set\n";
   y << "contention:\n";
   y << "  # Probe: 8192 dependent loads over a 32 MiB hot set (warmed into L2) placed after N MiB\n"
     << "  # of other blocks in the same device pool, timed after those N MiB were read once:\n";

@@ -81,7 +81,8 @@ const std::vector<ParamSpec>& L2Spec::param_specs() {
        "persisting carve-out, rounded down to whole ways (H200 max 37.5 MiB, ../shared/hw/H200.md)", 0, 1e18),
       spec("hit_latency", ParamType::duration, "0ns", "added to an address-level access whose sectors all hit", 0, 1e18),
       spec("miss_latency", ParamType::duration, "0ns", "added when a sector misses (served by HBM)", 0, 1e18),
-      spec("sampled_sets", ParamType::integer, "0", "simulate only this many sets (set sampling); 0 = all", 0, 1e9),
+      spec("sampled_sets", ParamType::text, "auto",
+           "simulate only this many sets (set sampling); 0 = all; auto = all up to 256 sets, else 256", 0, 1e9),
   };
   return specs;
 }
@@ -95,7 +96,22 @@ L2Spec L2Spec::from(const ParamValues& v) {
   s.persisting_bytes = v.bytes("persisting");
   s.hit_latency_ns = v.duration_ns("hit_latency");
   s.miss_latency_ns = v.duration_ns("miss_latency");
-  s.sampled_sets = static_cast<std::uint32_t>(v.integer("sampled_sets"));
+  const std::string& sampled = v.text("sampled_sets");
+  if (sampled == "auto") {
+    s.sampled_sets = L2Spec::kAutoSampledSets;
+  } else {
+    std::size_t used = 0;
+    unsigned long long n = 0;
+    try {
+      n = std::stoull(sampled, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != sampled.size() || n > 1'000'000'000ull) {
+      throw InputError("l2.sampled_sets: '" + sampled + "' is not auto or a number of sets (0 = all)");
+    }
+    s.sampled_sets = static_cast<std::uint32_t>(n);
+  }
   if (s.line_bytes % s.sector_bytes != 0 || s.line_bytes / s.sector_bytes > 64) {
     throw InputError("l2: line_size (" + std::to_string(s.line_bytes) +
                      " B) must be a multiple of sector_size (" + std::to_string(s.sector_bytes) +

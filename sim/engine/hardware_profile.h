@@ -63,7 +63,13 @@ struct L2Spec {
   ByteCount persisting_bytes = 0;   ///< carve-out for the persisting access-policy window
   Nanoseconds hit_latency_ns = 0;   ///< one figure until calibration measures more
   Nanoseconds miss_latency_ns = 0;  ///< L2 miss served by HBM
-  std::uint32_t sampled_sets = 0;   ///< 0 = simulate every set
+  /// Sets simulated (set sampling, l2_model.h). kAutoSampledSets (the
+  /// default, `auto`): every set up to kAutoSampledSetsLimit sets, else that
+  /// many -- so a trace of whole-tensor copies (megabytes a record) stays
+  /// fast; 0 = every set.
+  std::uint32_t sampled_sets = 0xFFFFFFFFu;
+  static constexpr std::uint32_t kAutoSampledSets = 0xFFFFFFFFu;
+  static constexpr std::uint32_t kAutoSampledSetsLimit = 256;
   static const std::vector<ParamSpec>& param_specs();
   static L2Spec from(const ParamValues& values);
 };

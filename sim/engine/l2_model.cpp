@@ -40,7 +40,10 @@ L2Model::L2Model(const L2Spec& spec) : spec_(spec) {
   const std::uint64_t way_bytes = sets_ * spec.line_bytes;
   persisting_ways_ = static_cast<std::uint32_t>(std::min<std::uint64_t>(spec.persisting_bytes / way_bytes, ways_ - 1));
 
-  std::uint64_t simulated = spec.sampled_sets == 0 ? sets_ : std::min<std::uint64_t>(spec.sampled_sets, sets_);
+  const std::uint64_t wanted = spec.sampled_sets == L2Spec::kAutoSampledSets ? L2Spec::kAutoSampledSetsLimit
+                               : spec.sampled_sets == 0                   ? sets_
+                                                                          : spec.sampled_sets;
+  const std::uint64_t simulated = std::min<std::uint64_t>(wanted, sets_);
   if (simulated == sets_) {
     sampled_.resize(sets_);
     for (std::uint64_t s = 0; s < sets_; ++s) sampled_[s] = s;
@@ -156,7 +159,8 @@ void L2Stats::report(const std::string& component, ComponentStats& out) const {
   out.add(component, "sector_misses", "count", sector_misses);
   out.add(component, "line_misses", "count", line_misses);
   out.add(component, "sector_hit_ratio", "1", sector_hit_ratio());
-  out.add(component, "simulated_sets", "count", static_cast<double>(simulated_sets));
+  out.add(component, "sets", "count", static_cast<double>(sets));
+  out.add(component, "simulated_sets", "count", static_cast<double>(simulated_sets));  // set sampling when < sets
 }
 
 }  // namespace flashsim

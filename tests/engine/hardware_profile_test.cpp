@@ -29,7 +29,10 @@ TEST(HardwareProfileParams, TlbL2ContentionDefaultsAreOff) {
   EXPECT_EQ(l.line_bytes, 128u);
   EXPECT_EQ(l.sector_bytes, 32u);
   EXPECT_EQ(l.associativity, 16u);
-  EXPECT_EQ(l.sampled_sets, 0u);
+  EXPECT_EQ(l.sampled_sets, L2Spec::kAutoSampledSets);  // auto: all sets up to 256, else 256
+  EXPECT_EQ(L2Spec::from(ParamValues::resolve("l2", L2Spec::param_specs(), {{"sampled_sets", "0"}})).sampled_sets, 0u);
+  EXPECT_EQ(L2Spec::from(ParamValues::resolve("l2", L2Spec::param_specs(), {{"sampled_sets", "64"}})).sampled_sets, 64u);
+  EXPECT_THROW(L2Spec::from(ParamValues::resolve("l2", L2Spec::param_specs(), {{"sampled_sets", "many"}})), InputError);
   EXPECT_THROW(L2Spec::from(ParamValues::resolve("l2", L2Spec::param_specs(), {{"sector_size", "48B"}})),
                InputError);
   const ContentionSpec c = ContentionSpec::from(

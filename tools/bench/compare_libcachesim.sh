@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# flashsim's cache-only path against libCacheSim's cachesim on the *same*
+# oracleGeneral file, one replay per process, 3 runs each (medians and
+# ranges go to BENCHMARKS.md). Sizes are ignored on both sides (capacity in
+# objects), as libCacheSim's --ignore-obj-size does.
+#   tools/bench/compare_libcachesim.sh CACHESIM TRACE.oracleGeneral.bin CAPACITY [POLICY...]
+# CACHESIM: a cachesim built from 1a1a11a/libCacheSim (cmake -DCMAKE_BUILD_TYPE=Release).
+set -euo pipefail
+cachesim=$1 trace=$2 capacity=$3; shift 3
+policies=("${@:-lru arc s3fifo sieve}")
+bench="$(dirname "$0")/../../build/bin/flashsim-bench"
+for p in ${policies[@]}; do
+  for i in 1 2 3; do
+    /usr/bin/time -f "%M" -o /tmp/lcs.rss "$cachesim" "$trace" oracleGeneral "$p" "$capacity" --ignore-obj-size 1 \
+      --num-thread 1 2>&1 | grep -o "miss ratio [0-9.]*, throughput [0-9.]* MQPS" | sed "s/^/libcachesim $p: /" | tr '\n' ' '
+    echo "peak_rss_kib $(cat /tmp/lcs.rss)"
+    "$bench" cache "$trace" "$p" "$capacity" | sed "s/^/flashsim $p: /"
+  done
+done
