@@ -23,7 +23,7 @@ constexpr std::size_t kChunkRecords = 4 * 1024;
 // How many records ahead the replay prefetches a block's state, and the
 // numbering its id (a lookup is a few ns when cached: hints go further ahead).
 constexpr std::size_t kPrefetchAhead = 8;
-constexpr std::size_t kNumberAhead = 16;
+constexpr std::size_t kNumberAhead = 48;
 
 }  // namespace
 

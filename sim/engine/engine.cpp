@@ -25,7 +25,7 @@ namespace {
 constexpr std::uint32_t kNone = 0xFFFFFFFFu;
 constexpr std::size_t kChunkRecords = 4096;
 constexpr std::size_t kPrefetchAhead = 8;  // records of a stream whose state is loaded before they issue
-constexpr std::size_t kNumberAhead = 16;   // records whose id lookup is loaded before they are numbered
+constexpr std::size_t kNumberAhead = 48;   // records whose id lookup is loaded before they are numbered
 constexpr std::size_t kMaxTiers = 32;      // fill masks are 32-bit
 constexpr ByteCount kSyntheticAlign = 256;  // synthetic TLB layout (engine_detail.h)
 

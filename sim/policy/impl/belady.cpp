@@ -102,6 +102,9 @@ class BeladyPolicy final : public IEvictionPolicy {
   explicit BeladyPolicy(const PolicyContext& context) { blocks_.reserve(context.block_count); }
 
   std::string_view name() const override { return "belady"; }
+  void prefetch(BlockIndex block) const override {
+    if (block < blocks_.size()) __builtin_prefetch(&blocks_[block], 1);
+  }
   bool needs_next_use() const override { return true; }
 
   void on_hit(const PolicyAccess& a) override {

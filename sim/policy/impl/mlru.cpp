@@ -92,6 +92,9 @@ class MlruPolicy final : public IEvictionPolicy {
   }
 
   std::string_view name() const override { return "mlru"; }
+  void prefetch(BlockIndex block) const override {
+    if (block < blocks_.size()) __builtin_prefetch(&blocks_[block], 1);
+  }
 
   void on_hit(const PolicyAccess& a) override {
     const BlockIndex b = a.block;

@@ -55,6 +55,9 @@ class S3FifoPolicy final : public IEvictionPolicy {
   }
 
   std::string_view name() const override { return "s3fifo"; }
+  void prefetch(BlockIndex block) const override {
+    if (block < nodes_.size()) __builtin_prefetch(&nodes_[block], 1);
+  }
 
   void on_hit(const PolicyAccess& a) override {
     std::uint8_t& f = nodes_[a.block].freq;

@@ -38,6 +38,9 @@ class TwoQPolicy final : public IEvictionPolicy {
   }
 
   std::string_view name() const override { return "2q"; }
+  void prefetch(BlockIndex block) const override {
+    if (block < nodes_.size()) __builtin_prefetch(&nodes_[block], 1);
+  }
 
   void on_hit(const PolicyAccess& a) override {
     if (nodes_[a.block].where == kAm) am_.move_to_front(nodes_, a.block);
