@@ -17,58 +17,16 @@
 #include "sim/policy/i_eviction_policy.h"
 #include "sim/run/scenario_runner.h"
 #include "sim/scenario/scenario_document.h"
+#include "tests/support/recording_policy.h"
 #include "traces/trace_source.h"
 
 namespace flashsim {
 namespace {
 
-// ---- a policy wrapper recording what the driver asks, per access ----
-// 'h' = on_hit, 'm' = on_miss of a demand access, '.' = no call (a delayed hit).
-struct Recorded {
-  std::vector<char> seq;
-  ByteCount capacity_bytes = 0;  // PolicyContext::capacity_bytes it was built with
-};
-std::vector<Recorded>& recorded() {
-  static std::vector<Recorded> r;
-  return r;
-}
+using test::recorded;
+using test::Recorded;
+using test::recording;
 
-class RecordingPolicy final : public IEvictionPolicy {
- public:
-  RecordingPolicy(std::unique_ptr<IEvictionPolicy> inner, ByteCount capacity)
-      : inner_(std::move(inner)), index_(recorded().size()) {
-    recorded().push_back(Recorded{{}, capacity});
-  }
-  std::string_view name() const override { return inner_->name(); }
-  bool needs_next_use() const override { return inner_->needs_next_use(); }
-  void on_hit(const PolicyAccess& a) override {
-    mark(a.access_index, 'h');
-    inner_->on_hit(a);
-  }
-  void on_miss(const PolicyAccess& a) override {
-    if (!a.is_prefetch) mark(a.access_index, 'm');
-    inner_->on_miss(a);
-  }
-  void on_insert(const PolicyAccess& a) override { inner_->on_insert(a); }
-  std::optional<BlockIndex> evict(Nanoseconds now_ns, const EvictionFilter& filter) override {
-    return inner_->evict(now_ns, filter);
-  }
-  void remove(BlockIndex block) override { inner_->remove(block); }
-  std::size_t size() const override { return inner_->size(); }
-
- private:
-  void mark(std::uint64_t index, char c) {
-    std::vector<char>& s = recorded()[index_].seq;
-    if (s.size() <= index) s.resize(index + 1, '.');
-    s[index] = c;
-  }
-  std::unique_ptr<IEvictionPolicy> inner_;
-  std::size_t index_;
-};
-
-std::unique_ptr<IEvictionPolicy> recording(const char* inner, const PolicyContext& c) {
-  return std::make_unique<RecordingPolicy>(PolicyRegistry::instance().create(inner, {}, c), c.capacity_bytes);
-}
 FLASHSIM_REGISTER_POLICY({"test_drv_lru", "test: lru, recording each access", {},
                           [](const ParamValues&, const PolicyContext& c) { return recording("lru", c); }});
 FLASHSIM_REGISTER_POLICY({"test_drv_s3fifo", "test: s3fifo, recording each access", {},
@@ -119,15 +77,6 @@ class FakeBackend final : public hw::IReplayBackend {
 
 const std::filesystem::path kDataDir = FLASHSIM_SOURCE_DIR "/tests/gpu/data";
 
-std::string decode_scenario(const std::string& capacity, const std::string& policies) {
-  return "name: eq\n"
-         "hardware:\n  profile: h200\n"
-         "workload:\n  generator: decode\n  model: tiny-llama.json\n  granularity: tensor\n  concurrency: 4\n"
-         "  requests: 8\n  prompt_tokens: 20\n  output_tokens: 6\n  page_tokens: 4\n"
-         "cache:\n  capacity: " + capacity + "\n  allocator: first_fit\n"
-         "policies:\n" + policies +
-         "seed: 3\n";
-}
 
 struct Pair {
   EngineResult sim;
@@ -167,14 +116,6 @@ std::vector<Pair> run_both(const std::string& yaml, std::uint64_t prefetch_delay
   return out;
 }
 
-std::size_t mismatches(const std::vector<char>& a, const std::vector<char>& b, bool miss_only) {
-  std::size_t bad = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const bool differ = miss_only ? (a[i] == 'm') != (b[i] == 'm') : a[i] != b[i];
-    if (differ && ++bad <= 5) ADD_FAILURE() << "access " << i << ": engine '" << a[i] << "', replay '" << b[i] << "'";
-  }
-  return bad;
-}
 
 class DemandEquivalence : public ::testing::TestWithParam<std::string> {};
 
@@ -182,23 +123,14 @@ class DemandEquivalence : public ::testing::TestWithParam<std::string> {};
 // the same policy calls access by access and the same counters, write
 // allocations and write-backs included.
 TEST_P(DemandEquivalence, SameDecisionsWritesAndWriteBacksAsTheEngine) {
-  const std::vector<Pair> runs = run_both(decode_scenario("50%", "  - {impl: " + GetParam() + "}\n"), 0);
+  const std::vector<Pair> runs = run_both(test::kv_decode_scenario("50%", "  - {impl: " + GetParam() + "}\n"), 0);
   ASSERT_EQ(runs.size(), 1u);
   const Pair& p = runs[0];
   const AccessCounters& s = p.sim.metrics.total;
   const AccessCounters& h = p.drv;
-  EXPECT_EQ(mismatches(p.sim_seq, p.drv_seq, false), 0u);
+  EXPECT_EQ(test::mismatches(p.sim_seq, p.drv_seq, false), 0u);
   EXPECT_EQ(p.consumed, s.accesses);
-  EXPECT_EQ(h.accesses, s.accesses);
-  EXPECT_EQ(h.hits, s.hits);
-  EXPECT_EQ(h.delayed_hits, 0u);
-  EXPECT_EQ(s.delayed_hits, 0u);
-  EXPECT_EQ(h.misses, s.misses);
-  EXPECT_EQ(h.bytes_fetched, s.bytes_fetched);
-  EXPECT_EQ(h.write_allocations, s.write_allocations);
-  EXPECT_EQ(h.bytes_written_back, s.bytes_written_back);
-  EXPECT_EQ(h.evictions, s.evictions);
-  EXPECT_EQ(h.bypasses, s.bypasses);
+  test::expect_same_demand_counters(h, s);
   // Real work was compared: pages appended, evictions made, something written back.
   EXPECT_EQ(s.write_allocations, 48u);
   EXPECT_GT(s.evictions, 0u);
@@ -216,11 +148,11 @@ INSTANTIATE_TEST_SUITE_P(Policies, DemandEquivalence,
 // prefetched blocks are found in flight (delayed hits) in the replay.
 TEST(ReplayDriverEquivalence, LookaheadIssuesTheSamePrefetches) {
   const std::vector<Pair> runs =
-      run_both(decode_scenario("64MiB", "  - {impl: test_drv_lru, prefetch: [{impl: lookahead}]}\n"), 2);
+      run_both(test::kv_decode_scenario("64MiB", "  - {impl: test_drv_lru, prefetch: [{impl: lookahead}]}\n"), 2);
   ASSERT_EQ(runs.size(), 1u);
   const AccessCounters& s = runs[0].sim.metrics.total;
   const AccessCounters& h = runs[0].drv;
-  EXPECT_EQ(mismatches(runs[0].sim_seq, runs[0].drv_seq, true), 0u);
+  EXPECT_EQ(test::mismatches(runs[0].sim_seq, runs[0].drv_seq, true), 0u);
   EXPECT_GT(h.prefetches, 0u);
   EXPECT_EQ(h.prefetches, s.prefetches);
   EXPECT_EQ(h.bytes_prefetched, s.bytes_prefetched);

@@ -21,6 +21,7 @@
 #include "sim/policy/i_eviction_policy.h"
 #include "sim/run/scenario_runner.h"
 #include "sim/scenario/scenario_document.h"
+#include "tests/support/recording_policy.h"
 #include "tests/support/temp_dir.h"
 
 namespace flashsim {
@@ -29,50 +30,10 @@ namespace {
 #define REQUIRE_GPU() \
   if (!hw::cuda_device_present()) GTEST_SKIP() << "no CUDA device"
 
-// ---- a policy wrapper recording what the driver asks, per access ----
-// 'h' = on_hit, 'm' = on_miss of a demand access, '.' = no call (a delayed
-// hit). One sequence per policy instance created (the replay creates two:
-// the tier it runs, then its isolated-cost tier).
-std::vector<std::vector<char>>& sequences() {
-  static std::vector<std::vector<char>> s;
-  return s;
-}
+// The recorder (tests/support/recording_policy.h): the replay builds two
+// policies, the tier it runs, then its isolated-cost tier.
+using test::recording;
 
-class RecordingPolicy final : public IEvictionPolicy {
- public:
-  explicit RecordingPolicy(std::unique_ptr<IEvictionPolicy> inner) : inner_(std::move(inner)), seq_(sequences().size()) {
-    sequences().emplace_back();
-  }
-  std::string_view name() const override { return inner_->name(); }
-  bool needs_next_use() const override { return inner_->needs_next_use(); }
-  void on_hit(const PolicyAccess& a) override {
-    mark(a.access_index, 'h');
-    inner_->on_hit(a);
-  }
-  void on_miss(const PolicyAccess& a) override {
-    if (!a.is_prefetch) mark(a.access_index, 'm');
-    inner_->on_miss(a);
-  }
-  void on_insert(const PolicyAccess& a) override { inner_->on_insert(a); }
-  std::optional<BlockIndex> evict(Nanoseconds now_ns, const EvictionFilter& filter) override {
-    return inner_->evict(now_ns, filter);
-  }
-  void remove(BlockIndex block) override { inner_->remove(block); }
-  std::size_t size() const override { return inner_->size(); }
-
- private:
-  void mark(std::uint64_t index, char c) {
-    std::vector<char>& s = sequences()[seq_];
-    if (s.size() <= index) s.resize(index + 1, '.');
-    s[index] = c;
-  }
-  std::unique_ptr<IEvictionPolicy> inner_;
-  std::size_t seq_;
-};
-
-std::unique_ptr<IEvictionPolicy> recording(const char* inner, const PolicyContext& c) {
-  return std::make_unique<RecordingPolicy>(PolicyRegistry::instance().create(inner, {}, c));
-}
 FLASHSIM_REGISTER_POLICY({"test_rec_lru", "test: lru, recording each access", {},
                           [](const ParamValues&, const PolicyContext& c) { return recording("lru", c); }});
 FLASHSIM_REGISTER_POLICY({"test_rec_s3fifo", "test: s3fifo, recording each access", {},
@@ -84,15 +45,6 @@ FLASHSIM_REGISTER_POLICY({"test_rec_s3fifo", "test: s3fifo, recording each acces
 // and reads the context's pages. As tests/gpu/data/kv-decode.yaml.
 const std::filesystem::path kDataDir = FLASHSIM_SOURCE_DIR "/tests/gpu/data";
 
-std::string decode_scenario(const std::string& capacity, const std::string& policies) {
-  return "name: eq\n"
-         "hardware:\n  profile: h200\n"
-         "workload:\n  generator: decode\n  model: tiny-llama.json\n  granularity: tensor\n  concurrency: 4\n"
-         "  requests: 8\n  prompt_tokens: 20\n  output_tokens: 6\n  page_tokens: 4\n"
-         "cache:\n  capacity: " + capacity + "\n  allocator: first_fit\n"
-         "policies:\n" + policies +
-         "seed: 3\n";
-}
 
 /// One run of both drivers on the runner's trace and configuration.
 struct Pair {
@@ -109,15 +61,15 @@ std::vector<Pair> run_both(const std::string& yaml, const hw::ReplayOptions& opt
   ro.engine = [&](ITraceSource& trace, const EngineConfig& config, EngineKind) {
     Pair p;
     trace.rewind();
-    const std::size_t first = sequences().size();
+    const std::size_t first = test::recorded().size();
     p.sim = run_engine(trace, config);
-    if (sequences().size() <= first) throw Error("the engine built no recording policy");
-    p.sim_seq = sequences().back();  // its fast tier's
+    if (test::recorded().size() <= first) throw Error("the engine built no recording policy");
+    p.sim_seq = test::recorded().back().seq;  // its fast tier's
     trace.rewind();
-    const std::size_t replay_first = sequences().size();
+    const std::size_t replay_first = test::recorded().size();
     p.hw = hw::replay_trace(trace, config, options);
-    if (sequences().size() <= replay_first) throw Error("the replay built no recording policy");
-    p.hw_seq = sequences()[replay_first];  // the tier it runs (built before the isolated-cost one)
+    if (test::recorded().size() <= replay_first) throw Error("the replay built no recording policy");
+    p.hw_seq = test::recorded()[replay_first].seq;  // the tier it runs (built before the isolated-cost one)
     const std::size_t n = p.sim.metrics.total.accesses;
     p.sim_seq.resize(n, '.');
     p.hw_seq.resize(n, '.');
@@ -128,14 +80,6 @@ std::vector<Pair> run_both(const std::string& yaml, const hw::ReplayOptions& opt
   return out;
 }
 
-std::size_t mismatches(const std::vector<char>& a, const std::vector<char>& b, bool miss_only) {
-  std::size_t bad = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const bool differ = miss_only ? (a[i] == 'm') != (b[i] == 'm') : a[i] != b[i];
-    if (differ && ++bad <= 5) ADD_FAILURE() << "access " << i << ": engine '" << a[i] << "', replay '" << b[i] << "'";
-  }
-  return bad;
-}
 
 class KvDecodeEquivalence : public ::testing::TestWithParam<std::string> {};
 
@@ -148,13 +92,13 @@ TEST_P(KvDecodeEquivalence, SameDecisionsWritesAndWriteBacksAsTheEngine) {
   options.nvml = false;
   options.verify = true;
   options.copy_streams = 2;
-  const std::vector<Pair> runs = run_both(decode_scenario("50%", "  - " + GetParam() + "\n"), options);
+  const std::vector<Pair> runs = run_both(test::kv_decode_scenario("50%", "  - " + GetParam() + "\n"), options);
   ASSERT_EQ(runs.size(), 1u);
   const Pair& p = runs[0];
   const AccessCounters& s = p.sim.metrics.total;
   const AccessCounters& h = p.hw.result.metrics.total;
   ASSERT_EQ(p.hw.outcomes.size(), s.accesses);
-  EXPECT_EQ(mismatches(p.sim_seq, p.hw_seq, false), 0u);
+  EXPECT_EQ(test::mismatches(p.sim_seq, p.hw_seq, false), 0u);
   for (std::size_t i = 0; i < p.hw.outcomes.size(); ++i) {
     const bool hit = p.hw.outcomes[i] == AccessOutcome::hit;
     EXPECT_EQ(hit, p.hw_seq[i] == 'h') << "access " << i;
@@ -162,16 +106,7 @@ TEST_P(KvDecodeEquivalence, SameDecisionsWritesAndWriteBacksAsTheEngine) {
       EXPECT_EQ(p.hw.device_resident[i], 1u) << "access " << i << " (device memory)";
     }
   }
-  EXPECT_EQ(h.accesses, s.accesses);
-  EXPECT_EQ(h.hits, s.hits);
-  EXPECT_EQ(h.delayed_hits, 0u);
-  EXPECT_EQ(s.delayed_hits, 0u);
-  EXPECT_EQ(h.misses, s.misses);
-  EXPECT_EQ(h.bytes_fetched, s.bytes_fetched);
-  EXPECT_EQ(h.write_allocations, s.write_allocations);
-  EXPECT_EQ(h.bytes_written_back, s.bytes_written_back);
-  EXPECT_EQ(h.evictions, s.evictions);
-  EXPECT_EQ(h.bypasses, s.bypasses);
+  test::expect_same_demand_counters(h, s);
   // Not vacuous: pages were allocated in place and dirty ones written back
   // (flashsim run on this scenario: 48 allocations; LRU 20480 B, S3-FIFO 26624 B written back).
   EXPECT_EQ(s.write_allocations, 48u);
@@ -199,12 +134,12 @@ TEST(ReplayEngineEquivalence, LookaheadFromTheScenarioIssuesTheSamePrefetches) {
   hw::ReplayOptions options;
   options.nvml = false;
   const std::vector<Pair> runs =
-      run_both(decode_scenario("64MiB", "  - {impl: test_rec_lru, prefetch: [{impl: lookahead}]}\n"), options);
+      run_both(test::kv_decode_scenario("64MiB", "  - {impl: test_rec_lru, prefetch: [{impl: lookahead}]}\n"), options);
   ASSERT_EQ(runs.size(), 1u);
   const Pair& p = runs[0];
   const AccessCounters& s = p.sim.metrics.total;
   const AccessCounters& h = p.hw.result.metrics.total;
-  EXPECT_EQ(mismatches(p.sim_seq, p.hw_seq, true), 0u);
+  EXPECT_EQ(test::mismatches(p.sim_seq, p.hw_seq, true), 0u);
   EXPECT_GT(s.prefetches, 0u);
   EXPECT_EQ(h.prefetches, s.prefetches);
   EXPECT_EQ(h.bytes_prefetched, s.bytes_prefetched);
@@ -223,7 +158,7 @@ TEST(ReplayEngineEquivalence, LookaheadFromTheScenarioIssuesTheSamePrefetches) {
 TEST(ReplayEngineEquivalence, SuiteStoresTheDeviceIdentity) {
   REQUIRE_GPU();
   test::TempDir dir;
-  const ScenarioDocument doc = ScenarioDocument::from_text(decode_scenario("50%", "  - lru\n"), "eq.yaml", kDataDir);
+  const ScenarioDocument doc = ScenarioDocument::from_text(test::kv_decode_scenario("50%", "  - lru\n"), "eq.yaml", kDataDir);
   hw::ReplayOptions options;
   options.nvml = false;
   const hw::ReplaySuite suite = hw::replay_scenario(doc, options, {}, nullptr);
