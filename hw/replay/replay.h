@@ -3,16 +3,16 @@
 // deciding every access, so a policy's hit ratio and stall can be checked
 // on hardware.
 //
-// Per access i of the trace, in trace order, on one compute stream:
+// The decisions are the access protocol's (sim/cache/tier_session.h), made
+// by the CUDA-free ReplayDriver (hw/replay/replay_driver.h) that tests also
+// drive through a fake backend; this file is its CUDA backend. Per access i
+// of the trace, in trace order, on one compute stream:
 //   1. throttle: the host waits until access i - run_ahead has finished on
 //      the GPU (cudaEventSynchronize), then marks prefetches whose copies
-//      have completed as arrived (FastTier::on_arrival);
-//   2. decide (host time measured: ReplayRun::decision_ns), by the event
-//      engine's rules (sim/engine/engine.cpp): hit -> on_access_hit (a
-//      write marks the block dirty); in flight -> a delayed hit; absent ->
-//      begin_fetch (the policy picks victims), except that a write to a KV
-//      page (catalog kind "kv_page") never held before is a write
-//      allocation: the slot is taken and written in place, no H2D copy;
+//      have completed as arrived (TierSession::arrived);
+//   2. decide (host time measured: ReplayRun::decision_ns): TierSession::access
+//      -- hit, delayed hit, miss (the policy picks victims), bypass, or a
+//      KV write allocation / write-through;
 //   3. issue: a miss is a cudaMemcpyAsync from the host store into the
 //      block's slot of the device pool (slot offset = the allocator's) on a
 //      copy stream, after any fence on reused space (the last consumer of an

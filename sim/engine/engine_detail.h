@@ -56,9 +56,11 @@
 //     finding it in flight is a delayed hit. Prefetcher evict() is
 //     FastTier::evict_explicit, counted as an eviction. Accuracy, coverage
 //     and timeliness: sim/metrics/metrics.h.
-//   * KV pages (catalog kind "kv_page"): a write to a page never held nor
-//     accessed before allocates it in place (no transfer: the append is
-//     produced on the GPU). A page written while resident is dirty; evicting
+//   * Decisions are the access protocol's (sim/cache/tier_session.h); the
+//     engine adds time. KV pages (catalog kind "kv_page"): a write to a page
+//     never held nor accessed before allocates it in place (no transfer: the
+//     append is produced on the GPU). A write makes its block dirty wherever
+//     the block holds space (a hit, a delayed hit, an admitted miss); evicting
 //     it counts its slot bytes in bytes_written_back (a D2H write-back,
 //     which takes no simulated time: D2H uses the other direction of a
 //     full-duplex PCIe link and the engine models H2D only); a later read
