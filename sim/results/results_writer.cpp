@@ -90,7 +90,8 @@ std::string summary_json_text(const ScenarioResults& results) {
   }
   host["runs"] = per_run;
   j["host"] = host;
-  return j.dump(2) + "\n";
+  // Text the writers did not make (labels, a trace's catalog) is never refused: bad UTF-8 becomes U+FFFD.
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 ResultsPaths write_results(const std::filesystem::path& dir, const ScenarioResults& results,

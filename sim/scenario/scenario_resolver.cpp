@@ -6,6 +6,7 @@
 
 #include "sim/cache/i_slot_allocator.h"
 #include "sim/core/unit_parse.h"
+#include "sim/core/utf8.h"
 #include "sim/policy/i_eviction_policy.h"
 #include "sim/scenario/component_parse.h"
 #include "sim/scenario/embedded_files.h"
@@ -340,6 +341,14 @@ Scenario resolve_scenario_tree(const ConfigNode& tree, const std::filesystem::pa
   s.source = source;
   s.name = top.text("name").empty() ? default_name : top.text("name");
   s.description = top.text("description");
+  // Written to summary.json and results.h5: refused now, not after the run.
+  for (const char* key : {"name", "description"}) {
+    std::size_t bad = 0;
+    if (!valid_utf8(top.text(key), &bad)) {
+      const ConfigNode* n = tree.find(key);
+      throw_at(n ? n->pos : tree.pos, key, "is not valid UTF-8 (byte " + std::to_string(bad) + " of the text)");
+    }
+  }
   s.engine = top.text("engine") == "cache_only" ? EngineKind::cache_only : EngineKind::event;
   s.decision_clock = parse_decision_clock(top.text("decision_clock"));
   if (s.engine == EngineKind::cache_only && s.decision_clock == DecisionClock::engine) {

@@ -440,3 +440,33 @@ TEST(IgnoreSizesPins, PinsCountOneEach) {
 
 }  // namespace
 }  // namespace flashsim
+
+namespace flashsim {
+namespace {
+
+// A name that is not UTF-8 is refused when the scenario is read (summary.json
+// could not hold it), naming the key and line; well-formed UTF-8 passes.
+TEST(ScenarioText, NameMustBeUtf8) {
+  test::TempDir dir;
+  test::write_file(dir.path() / "trace.csv", test::cyclic_csv(3, 2, 1024));
+  const std::string file = (dir.path() / "s.yaml").string();
+  auto error = [&](const std::string& name) -> std::string {
+    test::write_file(file, "name: " + name + "\nworkload: {trace: trace.csv}\ncache: {capacity: 1MiB}\npolicies: [lru]\n");
+    try {
+      const ScenarioDocument doc = ScenarioDocument::from_file(file, {});
+      (void)doc.resolve(doc.points().front());
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(error("caf\xC3\xA9-\xE6\xB5\x8B"), "");
+  const std::string bad = error("ab\xFF\xFE");
+  EXPECT_NE(bad.find("s.yaml:1:"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("not valid UTF-8 (byte 2"), std::string::npos) << bad;
+  EXPECT_NE(error("x\xC0\xAF").find("not valid UTF-8"), std::string::npos);  // overlong '/'
+  EXPECT_NE(error("x\xED\xA0\x80").find("not valid UTF-8"), std::string::npos);  // a surrogate
+}
+
+}  // namespace
+}  // namespace flashsim
