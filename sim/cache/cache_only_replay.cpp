@@ -27,7 +27,7 @@ constexpr std::size_t kNumberAhead = 48;
 
 }  // namespace
 
-RunMetrics run_cache_only(ITraceSource& trace, const CacheConfig& cache) {
+RunMetrics run_cache_only(ITraceSource& trace, const CacheConfig& cache, CacheOnlyTier* tier) {
   const TraceMeta& meta = trace.meta();
   TierSession session(cache, meta);
   std::vector<std::uint64_t> computed_next_use;
@@ -63,6 +63,13 @@ RunMetrics run_cache_only(ITraceSource& trace, const CacheConfig& cache) {
       a.op = r.op;
       if (session.access(a, TierSession::kNoRequestIndex, c) == AccessKind::miss) session.arrived(a);
     }
+  }
+  if (tier != nullptr) {
+    const FastTier& t = session.tier();
+    tier->pinned_bytes = t.pinned_bytes();
+    tier->slot_reserved_peak_bytes = t.peak_reserved_bytes();
+    tier->fragmentation_evictions = t.counters().fragmentation_evictions;
+    t.report("tier.fast", tier->components);
   }
   return metrics;
 }

@@ -110,19 +110,27 @@ int import_or_convert(const std::string& format, const std::string& input, const
   return 0;
 }
 
-std::vector<std::uint64_t> parse_list(const std::string& text, bool bytes) {
+/// The capacities of `flag` (--capacity-bytes / --capacity-blocks), each > 0.
+std::vector<std::uint64_t> parse_list(const std::string& text, bool bytes, const char* flag) {
   std::vector<std::uint64_t> out;
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
     if (item.empty()) continue;
-    if (bytes) {
-      out.push_back(parse_bytes(item));
-    } else {
-      const std::int64_t v = parse_integer(item);
-      if (v < 0) throw InputError("capacity '" + item + "' is negative");
-      out.push_back(static_cast<std::uint64_t>(v));
+    std::uint64_t v = 0;
+    try {
+      if (bytes) {
+        v = parse_bytes(item);
+      } else {
+        const std::int64_t n = parse_integer(item);
+        if (n < 0) throw InputError("'" + item + "' is negative");
+        v = static_cast<std::uint64_t>(n);
+      }
+    } catch (const std::exception& e) {
+      throw InputError(std::string(flag) + ": " + e.what());
     }
+    if (v == 0) throw InputError(std::string(flag) + ": a capacity must be > 0, got '" + item + "'");
+    out.push_back(v);
   }
   return out;
 }
@@ -179,8 +187,8 @@ int do_stats(const std::vector<std::string>& args) {
   if (!json) print_kineto_report(*source);
   StatsOptions options;
   options.auto_points = static_cast<std::size_t>(points);
-  options.capacity_blocks = parse_list(blocks_list, false);
-  options.capacity_bytes = parse_list(bytes_list, true);
+  options.capacity_blocks = parse_list(blocks_list, false, "--capacity-blocks");
+  options.capacity_bytes = parse_list(bytes_list, true, "--capacity-bytes");
   options.size_change = size_change == "hit" ? SizeChange::hit : SizeChange::refetch;
   TraceStats stats = compute_stats(*source, options);
   // The one-pass stack cannot follow size_change hit (a block keeps the size

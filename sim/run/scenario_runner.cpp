@@ -16,7 +16,12 @@ namespace flashsim {
 EngineResult run_with_engine(ITraceSource& trace, const EngineConfig& config, EngineKind kind) {
   if (kind == EngineKind::event) return run_engine(trace, config);
   EngineResult r;
-  r.metrics = run_cache_only(trace, config.cache);
+  CacheOnlyTier tier;
+  r.metrics = run_cache_only(trace, config.cache, &tier);
+  r.pinned_bytes = tier.pinned_bytes;
+  r.slot_reserved_peak_bytes = tier.slot_reserved_peak_bytes;
+  r.fragmentation_evictions = tier.fragmentation_evictions;
+  r.components = std::move(tier.components);
   r.decision_clock = DecisionClock::trace;  // the cache-only path has no clock of its own
   return r;
 }

@@ -376,6 +376,19 @@ Scenario resolve_scenario_tree(const ConfigNode& tree, const std::filesystem::pa
   const ServingOptions serving = resolve_serving_options(tree.find("serving"), serving_r);
   s.kv_resident = serving.kv_resident;
   s.occupancy_sample_ns = serving.occupancy_sample_ns;
+  // The cache-only path has no time: what only the event engine models is
+  // refused there rather than silently ignored.
+  if (s.engine == EngineKind::cache_only) {
+    auto refuse = [&](const char* key, const std::string& what) {
+      const ConfigNode* n = tree.find(key);
+      throw_at(n ? n->pos : tree.pos, key, what + " needs engine: event (the cache-only path models no time)");
+    };
+    if (!s.prefetchers.empty()) refuse("prefetch", "prefetch");
+    for (std::size_t i = 0; i < s.policies.size(); ++i) {
+      if (!s.policies[i].prefetchers.empty()) refuse("policies", "policies." + std::to_string(i) + ".prefetch");
+    }
+    if (!s.segment_shares.empty() || s.reservation.enabled) refuse("bandwidth", "bandwidth");
+  }
 
   const ConfigNode empty = ConfigNode::make_map(tree.pos);
   const ConfigNode* outputs = tree.find("outputs");

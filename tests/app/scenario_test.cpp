@@ -4,6 +4,7 @@
 
 #include "sim/cache/pinning.h"
 #include "sim/core/errors.h"
+#include "sim/run/scenario_runner.h"
 #include "sim/scenario/embedded_files.h"
 #include "sim/scenario/hardware_loader.h"
 #include "sim/scenario/scenario_document.h"
@@ -466,6 +467,54 @@ TEST(ScenarioText, NameMustBeUtf8) {
   EXPECT_NE(bad.find("not valid UTF-8 (byte 2"), std::string::npos) << bad;
   EXPECT_NE(error("x\xC0\xAF").find("not valid UTF-8"), std::string::npos);  // overlong '/'
   EXPECT_NE(error("x\xED\xA0\x80").find("not valid UTF-8"), std::string::npos);  // a surrogate
+}
+
+}  // namespace
+}  // namespace flashsim
+
+namespace flashsim {
+namespace {
+
+// What only the event engine models is refused under engine: cache_only,
+// naming the key; pins and the tier's own statistics reach cache-only results.
+TEST(CacheOnlyEngine, RefusesEventOnlyKeysAndReportsTheTier) {
+  test::TempDir dir;
+  test::write_file(dir.path() / "trace.csv", test::cyclic_csv(3, 2, 1024));
+  const std::string file = (dir.path() / "s.yaml").string();
+  auto error = [&](const std::string& extra) -> std::string {
+    test::write_file(file, "name: t\nengine: cache_only\nworkload: {trace: trace.csv}\ncache: {capacity: 1MiB}\n"
+                           "policies: [lru]\n" + extra);
+    try {
+      const ScenarioDocument doc = ScenarioDocument::from_file(file, {});
+      (void)doc.resolve(doc.points().front());
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(error(""), "");
+  EXPECT_NE(error("prefetch: [{impl: lookahead}]\n").find("s.yaml:6:"), std::string::npos);
+  EXPECT_NE(error("prefetch: [{impl: lookahead}]\n").find("needs engine: event"), std::string::npos);
+
+  TraceMeta meta;
+  meta.source = "pins";
+  std::vector<AccessRecord> records;
+  for (std::uint64_t k = 0; k < 6; ++k) {
+    AccessRecord r;
+    r.block_id = k % 3;
+    r.bytes = 100;
+    records.push_back(r);
+  }
+  MemoryTraceSource trace(meta, records);
+  EngineConfig config;
+  config.cache.capacity_bytes = 300;
+  config.cache.pinned.blocks = {0};
+  const EngineResult r = run_with_engine(trace, config, EngineKind::cache_only);
+  EXPECT_EQ(r.pinned_bytes, 100u);
+  EXPECT_EQ(r.slot_reserved_peak_bytes, 300u);
+  EXPECT_EQ(r.metrics.total.hits, 3u);
+  ASSERT_FALSE(r.components.rows.empty());
+  EXPECT_EQ(r.components.rows.front().component, "tier.fast");
 }
 
 }  // namespace

@@ -55,7 +55,9 @@ nlohmann::ordered_json curve_json(const MissRatioCurve& c) {
   nlohmann::ordered_json j;
   const bool blocks = c.capacity_unit == MissRatioCurve::Unit::blocks;
   j["capacity_unit"] = blocks ? "blocks" : "bytes";
-  j["hit_rule"] = blocks ? kBlocksRule : kBytesRule;
+  // A simulated curve follows no stack-distance rule: its method says what it is.
+  const bool simulated = c.method.find("simulation") != std::string::npos;
+  j["hit_rule"] = simulated ? c.method : blocks ? kBlocksRule : kBytesRule;
   if (!c.method.empty()) j["method"] = c.method;
   j["points"] = nlohmann::ordered_json::array();
   for (std::size_t k = 0; k < c.capacities.size(); ++k) {
