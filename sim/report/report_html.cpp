@@ -165,11 +165,14 @@ void validation_section(std::ostream& out, const ValidationDocument& doc, const 
 }
 
 void run_summary_section(std::ostream& out, const RunSummaryDocument& doc) {
+  // With cache.ignore_sizes the bytes fields count blocks (summary.json size_unit).
+  const std::string unit = doc.size_unit();
+  const std::string fetched = unit == "bytes" ? "bytes fetched" : "fetched (" + unit + ")";
   out << "<section>\n<h2>Runs: " << esc(doc.scenario) << "</h2>\n<p class=\"meta\">" << esc(doc.file.string())
       << " \u00b7 flashsim " << esc(doc.tool_version) << " \u00b7 engine " << esc(doc.engine) << " \u00b7 "
       << esc(doc.date_utc) << " \u00b7 " << doc.runs.size() << " runs</p>\n<table>\n<tr><th>policy</th><th>point</th>"
-      << "<th>capacity</th><th>capacity (bytes)</th><th>accesses</th><th>misses</th><th>hit ratio</th>"
-      << "<th>byte hit ratio</th><th>bytes fetched</th><th>stall (ns)</th><th>latency p50 (ns)</th>"
+      << "<th>capacity</th><th>capacity (" << esc(unit) << ")</th><th>accesses</th><th>misses</th><th>hit ratio</th>"
+      << "<th>byte hit ratio</th><th>" << esc(fetched) << "</th><th>stall (ns)</th><th>latency p50 (ns)</th>"
       << "<th>latency p99 (ns)</th><th>simulated (ns)</th></tr>\n";
   for (const auto& r : doc.runs) {
     out << "<tr>" << td(esc(r.policy_label)) << td(esc(r.point_label)) << td(esc(r.capacity))

@@ -26,6 +26,8 @@ RunSummaryDocument read_run_summary_document(const JsonFields& j) {
     // Results schema 2 names every metric as sim/results/metric_schema.h does;
     // schema 1 files (capacity, latency_ns.{p50,p99}) still read.
     row.capacity = r.contains("capacity_text") ? j.opt_string(r, "capacity_text", w) : j.opt_string(r, "capacity", w);
+    row.size_unit = j.opt_string(r, "size_unit", w);
+    if (row.size_unit.empty()) row.size_unit = "bytes";  // results schema 1
     row.capacity_bytes = j.need_number(r, "capacity_bytes", w);
     row.footprint_bytes = j.opt_number(r, "footprint_bytes", w).value_or(0);
     row.accesses = j.need_number(r, "accesses", w);
@@ -46,6 +48,15 @@ RunSummaryDocument read_run_summary_document(const JsonFields& j) {
     doc.runs.push_back(std::move(row));
   }
   return doc;
+}
+
+std::string RunSummaryDocument::size_unit() const {
+  std::string unit;
+  for (const RunSummaryRow& r : runs) {
+    if (unit.empty()) unit = r.size_unit;
+    else if (unit != r.size_unit) return "mixed";
+  }
+  return unit.empty() ? "bytes" : unit;
 }
 
 }  // namespace flashsim::report

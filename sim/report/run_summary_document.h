@@ -12,6 +12,7 @@ class JsonFields;
 
 struct RunSummaryRow {
   std::string policy_label, point_label, capacity;  ///< capacity as written in the scenario ("50%")
+  std::string size_unit = "bytes";  ///< "blocks" with cache.ignore_sizes: the bytes fields count blocks
   double capacity_bytes = 0, footprint_bytes = 0, accesses = 0, hits = 0, misses = 0;
   double hit_ratio_by_access = 0, hit_ratio_by_byte = 0, bytes_fetched = 0, stall_ns = 0, simulated_ns = 0;
   std::optional<double> latency_p50_ns, latency_p99_ns;
@@ -21,6 +22,8 @@ struct RunSummaryDocument {
   std::filesystem::path file;
   std::string scenario, tool_version, engine, date_utc;
   std::vector<RunSummaryRow> runs;
+  /// "bytes", or "blocks" when every run ignored sizes ("mixed" when runs differ).
+  std::string size_unit() const;
 };
 
 /// True when the file's top level looks like a run summary (has
