@@ -38,6 +38,7 @@ def load_runs(path):
                 "policy": r["policy_label"],
                 "capacity_bytes": int(r["capacity_bytes"]),
                 "footprint_bytes": int(r["footprint_bytes"]),
+                "size_unit": r.get("size_unit", "bytes"),  # blocks: cache.ignore_sizes (results schema 2)
                 "accesses": int(r["accesses"]),
                 "hit_ratio_by_access": float(r["hit_ratio_by_access"]),
                 "hit_ratio_by_byte": float(r["hit_ratio_by_byte"]),
@@ -54,6 +55,7 @@ def load_runs(path):
             "policy": _text(r["policy_label"]),
             "capacity_bytes": int(r["capacity_bytes"]),
             "footprint_bytes": int(r["footprint_bytes"]),
+            "size_unit": _text(r["size_unit"]) if "size_unit" in table.dtype.names else "bytes",
             "accesses": int(r["accesses"]),
             "hit_ratio_by_access": float(r["hit_ratio_by_access"]),
             "hit_ratio_by_byte": float(r["hit_ratio_by_byte"]),
@@ -62,27 +64,39 @@ def load_runs(path):
     ]
 
 
+def size_unit(rows):
+    """'bytes', or 'blocks' when the runs ignored sizes (their bytes fields count blocks)."""
+    units = {r.get("size_unit", "bytes") for r in rows}
+    if len(units) > 1:
+        raise SystemExit("runs mix sizes in bytes and in blocks (cache.ignore_sizes): plot them apart")
+    return units.pop() if units else "bytes"
+
+
 def curves(rows, by_byte, relative):
-    """{policy: [(x, miss_ratio, capacity_bytes)]} sorted by capacity, policies in first-seen order."""
+    """{policy: [(x, miss_ratio, capacity, footprint)]} sorted by capacity, policies in first-seen order.
+    x: share of the footprint (relative), else GB, or blocks when sizes were ignored."""
     key = "hit_ratio_by_byte" if by_byte else "hit_ratio_by_access"
+    blocks = size_unit(rows) == "blocks"
     out = {}
     for r in rows:
         if relative and r["footprint_bytes"] <= 0:
             raise SystemExit("run without footprint_bytes: use --absolute")
-        x = r["capacity_bytes"] / r["footprint_bytes"] if relative else r["capacity_bytes"] / 1e9
-        out.setdefault(r["policy"], []).append((x, 1.0 - r[key], r["capacity_bytes"]))
+        c = r["capacity_bytes"]
+        x = c / r["footprint_bytes"] if relative else (c if blocks else c / 1e9)
+        out.setdefault(r["policy"], []).append((x, 1.0 - r[key], c, r["footprint_bytes"]))
     for points in out.values():
         points.sort()
     return out
 
 
-def markdown_table(data, by_byte):
+def markdown_table(data, by_byte, unit="bytes"):
     policies = list(data)
     caps = sorted({p[2] for pts in data.values() for p in pts})
-    share = {p[2]: p[0] for pts in data.values() for p in pts}
+    footprint = {p[2]: p[3] for pts in data.values() for p in pts}
     kind = "by byte" if by_byte else "by access"
+    size_head = "blocks" if unit == "blocks" else "GB"
     lines = [
-        "| capacity | GB | " + " | ".join(f"{p} miss ratio ({kind})" for p in policies) + " |",
+        f"| capacity | {size_head} | " + " | ".join(f"{p} miss ratio ({kind})" for p in policies) + " |",
         "|---:|---:|" + "---:|" * len(policies),
     ]
     for c in caps:
@@ -90,7 +104,9 @@ def markdown_table(data, by_byte):
         for p in policies:
             m = [pt[1] for pt in data[p] if pt[2] == c]
             cells.append(f"{m[0]:.4f}" if m else "")
-        lines.append(f"| {share[c]:.0%} | {c / 1e9:.2f} | " + " | ".join(cells) + " |")
+        share = f"{c / footprint[c]:.0%}" if footprint[c] > 0 else "-"
+        size = str(c) if unit == "blocks" else f"{c / 1e9:.2f}"
+        lines.append(f"| {share} | {size} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -125,7 +141,8 @@ def main(argv=None):
     if not rows:
         raise SystemExit(f"{args.results}: no runs")
     data = curves(rows, args.by_byte, not args.absolute)
-    table = markdown_table(data, args.by_byte)
+    unit = size_unit(rows)
+    table = markdown_table(data, args.by_byte, unit)
     sys.stdout.write(table)
     if args.table:
         write_atomic(args.table, lambda p: open(p, "w").write(table))
@@ -139,7 +156,7 @@ def main(argv=None):
     for policy, pts in data.items():
         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=4, label=policy)
     if args.absolute:
-        ax.set_xlabel("fast-tier capacity (GB)")
+        ax.set_xlabel("fast-tier capacity (blocks, sizes ignored)" if unit == "blocks" else "fast-tier capacity (GB)")
     else:
         ax.set_xlabel("fast-tier capacity (share of footprint)")
         ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
