@@ -83,10 +83,6 @@ ScenarioResults run_scenario(const ScenarioDocument& document, const RunnerOptio
     auto& slot = providers[key];
     if (!slot) slot = std::make_shared<TraceProvider>(scenarios[p].workload, options.memory_limit_records);
     provider_of[p] = slot.get();
-    if (scenarios[p].cache.ignore_sizes && scenarios[p].engine != EngineKind::cache_only) {
-      throw InputError(scenarios[p].source + ": key 'cache.ignore_sizes': needs engine: cache_only (the event "
-                       "engine moves the blocks' bytes)");
-    }
     if (scenarios[p].cache.capacity.is_fraction) {
       // With sizes ignored every block is one unit: a share of the blocks.
       footprint[p] = scenarios[p].cache.ignore_sizes ? slot->footprint().blocks : slot->footprint().bytes;
@@ -145,6 +141,15 @@ ScenarioResults run_scenario(const ScenarioDocument& document, const RunnerOptio
         r.result = engine(*trace, s.engine_config(t.policy, capacity[t.point]), s.engine);
         r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         r.decision_clock = std::string(to_string(r.result.decision_clock));
+      } catch (const InputError& e) {
+        // Name the scenario file and, in a sweep, the point: the error came
+        // from inside a run (pins against the trace's catalog, a record).
+        const std::string what = e.what();
+        const std::string where =
+            s.source + (r.point_label.empty() ? "" : " [point " + r.point_label + "]") + ", policy " + r.policy_label + ": ";
+        errors[i] = std::make_exception_ptr(InputError(what.rfind(s.source, 0) == 0 ? what : where + what));
+        failed.store(true);
+        return;
       } catch (...) {
         errors[i] = std::current_exception();
         failed.store(true);

@@ -376,6 +376,12 @@ Scenario resolve_scenario_tree(const ConfigNode& tree, const std::filesystem::pa
   const ServingOptions serving = resolve_serving_options(tree.find("serving"), serving_r);
   s.kv_resident = serving.kv_resident;
   s.occupancy_sample_ns = serving.occupancy_sample_ns;
+  if (s.cache.ignore_sizes && s.engine != EngineKind::cache_only) {
+    const ConfigNode* cache = tree.find("cache");
+    const ConfigNode* ig = cache && cache->is_map() ? cache->find("ignore_sizes") : nullptr;
+    throw_at(ig ? ig->pos : tree.pos, "cache.ignore_sizes",
+             "needs engine: cache_only (the event engine moves the blocks' bytes)");
+  }
   // The cache-only path has no time: what only the event engine models is
   // refused there rather than silently ignored.
   if (s.engine == EngineKind::cache_only) {

@@ -190,7 +190,9 @@ TEST_F(RunnerTest, TheFirstFailingRunsErrorIsThrown) {
     if (c.cache.eviction.impl != "lru") throw InputError("bad run " + c.cache.eviction.impl);
     return {};
   };
-  EXPECT_EQ(error_of<InputError>([&] { run_scenario(doc, options); }), "bad run fifo");
+  // The first failing run's error, naming the scenario file and the run.
+  const std::string e = error_of<InputError>([&] { run_scenario(doc, options); });
+  EXPECT_TRUE(e.ends_with("s.yaml, policy fifo: bad run fifo")) << e;
 }
 
 TEST_F(RunnerTest, EveryPointIsValidatedBeforeAnyRun) {
