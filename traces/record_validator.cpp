@@ -14,6 +14,9 @@ std::string RecordValidator::check_slow(const AccessRecord& record, std::uint64_
   if (record.op != AccessOp::read && record.op != AccessOp::write) {
     return "op = " + std::to_string(static_cast<int>(record.op)) + " is neither read (0) nor write (1)";
   }
+  if (record.compute_ns < 0) {
+    return "compute_ns = " + std::to_string(record.compute_ns) + " is negative (it is a duration)";
+  }
   if (static_cast<int>(record.phase) > static_cast<int>(Phase::decode)) {
     return "phase = " + std::to_string(static_cast<int>(record.phase)) +
            " is not unknown (0), prefill (1) or decode (2)";

@@ -18,7 +18,8 @@ namespace flashsim {
 /// non-decreasing within each stream (streams may interleave in any order:
 /// time going backwards *within a stream* is an error, because the engine
 /// issues a stream's accesses in order and the decision clock must not run
-/// backwards). Time may be negative (an origin after the first record is allowed).
+/// backwards). Time may be negative (an origin after the first record is
+/// allowed); compute_ns may not (it is a duration).
 /// Largest bytes of one access (256 TiB): beyond it a size is corrupt, and
 /// sums over a trace could overflow.
 inline constexpr ByteCount kMaxRecordBytes = ByteCount{1} << 48;
@@ -33,7 +34,7 @@ class RecordValidator {
     if (record.bytes != 0 && record.bytes <= kMaxRecordBytes &&
         (record.next_use_index == kNeverAccessedAgain || record.next_use_index > index) &&
         static_cast<unsigned>(record.op) <= 1 &&
-        static_cast<unsigned>(record.phase) <= static_cast<unsigned>(Phase::decode) &&
+        static_cast<unsigned>(record.phase) <= static_cast<unsigned>(Phase::decode) && record.compute_ns >= 0 &&
         record.stream_id < kDirectStreams) {
       // Fast path: a valid record of a low-numbered stream.
       Nanoseconds& last = direct_[record.stream_id];

@@ -21,6 +21,16 @@ TEST(RecordValidator, SizesMustBePositiveAndSane) {
   EXPECT_NE(v.check(record(3, kMaxRecordBytes + 1)).find("2^48"), std::string::npos);
 }
 
+// compute_ns is a duration: 0 and positive pass, a negative one names itself.
+TEST(RecordValidator, ComputeTimeMayNotBeNegative) {
+  RecordValidator v;
+  AccessRecord r = record(0, 1);
+  r.compute_ns = 5;
+  EXPECT_EQ(v.check(r), "");
+  r.compute_ns = -7;
+  EXPECT_EQ(v.check(r), "compute_ns = -7 is negative (it is a duration)");
+}
+
 TEST(RecordValidator, NextUseMustLieAhead) {
   RecordValidator v;
   EXPECT_EQ(v.check(record(0, 8, 2)), "");   // record 0 -> 2
