@@ -255,3 +255,30 @@ TEST(CsvImporter, CloudPhysicsCsvMatchesOracleGeneralIdsAndTimes) {
 
 }  // namespace
 }  // namespace flashsim
+
+namespace flashsim {
+namespace {
+
+// An empty file and a header with no records are errors in the user's
+// terms, naming the file (not "no column for field block_id", not a run of
+// zero accesses); blank and comment lines do not count as records.
+TEST(CsvImporter, EmptyFileAndHeaderOnlyAreNamed) {
+  test::TempDir dir;
+  auto message = [&](const std::string& name, const std::string& text) -> std::string {
+    test::write_text_file(dir.path() / name, text);
+    try {
+      (void)open_trace(dir.path() / name, "csv", {});
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_NE(message("empty.csv", "").find("empty.csv: the file is empty"), std::string::npos);
+  EXPECT_NE(message("blank.csv", "\n# a comment\n\n").find("the file is empty"), std::string::npos);
+  EXPECT_NE(message("hdr.csv", "block_id,bytes\n\n# nothing\n").find("hdr.csv: a header and no records"),
+            std::string::npos);
+  EXPECT_EQ(message("one.csv", "block_id,bytes\n1,100\n"), "");
+}
+
+}  // namespace
+}  // namespace flashsim

@@ -378,9 +378,16 @@ CsvTraceSource::CsvTraceSource(std::filesystem::path path, CsvImportOptions opti
       }
     }
   }
+  if (!found) throw InputError(s.where + ": the file is empty (no header, no records)");
   if (has_header) {
     s.data_start = s.in.tellg();
     s.data_start_line = s.line_no;
+    // A header and nothing else is a mistake (a cut export), not a trace of 0 accesses.
+    std::string next;
+    bool any = false;
+    while (!any && std::getline(s.in, next)) any = !is_blank_or_comment(next);
+    if (!any) throw InputError(s.where + ": a header and no records");
+    s.in.clear();
   } else {
     s.data_start = before;
     s.data_start_line = s.line_no == 0 ? 0 : s.line_no - 1;
