@@ -9,11 +9,14 @@ set -euo pipefail
 cachesim=$1 trace=$2 capacity=$3; shift 3
 policies=("${@:-lru arc s3fifo sieve}")
 bench="$(dirname "$0")/../../build/bin/flashsim-bench"
+# cachesim writes a result file (default: beside the working directory); keep it out of the tree.
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
 for p in ${policies[@]}; do
   for i in 1 2 3; do
-    /usr/bin/time -f "%M" -o /tmp/lcs.rss "$cachesim" "$trace" oracleGeneral "$p" "$capacity" --ignore-obj-size 1 \
-      --num-thread 1 2>&1 | grep -o "miss ratio [0-9.]*, throughput [0-9.]* MQPS" | sed "s/^/libcachesim $p: /" | tr '\n' ' '
-    echo "peak_rss_kib $(cat /tmp/lcs.rss)"
+    /usr/bin/time -f "%M" -o "$scratch/rss" "$cachesim" "$trace" oracleGeneral "$p" "$capacity" --ignore-obj-size 1 \
+      --num-thread 1 --output "$scratch/cachesim" 2>&1 | grep -o "miss ratio [0-9.]*, throughput [0-9.]* MQPS" | sed "s/^/libcachesim $p: /" | tr '\n' ' '
+    echo "peak_rss_kib $(cat "$scratch/rss")"
     "$bench" cache "$trace" "$p" "$capacity" | sed "s/^/flashsim $p: /"
   done
 done
