@@ -11,23 +11,25 @@
 namespace flashsim {
 
 std::vector<std::uint64_t> next_use_in_memory(ITraceSource& source) {
+  // One forward pass: a block's latest record learns its next use when the
+  // block comes again (no copy of the ids: 8 bytes per record).
   source.rewind();
-  std::vector<BlockId> ids;
-  if (source.meta().record_count > 0) ids.reserve(source.meta().record_count);
+  std::vector<std::uint64_t> next;
+  if (source.meta().record_count > 0) next.reserve(source.meta().record_count);
+  HashMap<BlockId, std::uint64_t> latest;
   std::vector<AccessRecord> buffer(65536);
+  std::uint64_t i = 0;
   while (const std::size_t n = source.read(buffer)) {
-    for (std::size_t i = 0; i < n; ++i) ids.push_back(buffer[i].block_id);
-  }
-  source.rewind();
-  std::vector<std::uint64_t> next(ids.size(), kNeverAccessedAgain);
-  HashMap<BlockId, std::uint64_t> seen;
-  for (std::size_t i = ids.size(); i-- > 0;) {
-    auto [it, inserted] = seen.try_emplace(ids[i], i);
-    if (!inserted) {
-      next[i] = it->second;
-      it->second = i;
+    for (std::size_t k = 0; k < n; ++k, ++i) {
+      auto [it, added] = latest.try_emplace(buffer[k].block_id, i);
+      if (!added) {
+        next[it->second] = i;
+        it->second = i;
+      }
+      next.push_back(kNeverAccessedAgain);
     }
   }
+  source.rewind();
   return next;
 }
 

@@ -12,8 +12,10 @@
 namespace flashsim {
 
 /// In memory: reads `source` from the start (rewinds before and after) and
-/// returns next_use_index per record: 8 bytes per access plus the map
-/// (for small traces; a 200 M-access trace needs 1.6 GB here).
+/// returns next_use_index per record, in one pass: 8 bytes per access plus
+/// a map entry per distinct block (for small traces; a 200 M-access trace
+/// needs 1.6 GB here). The drivers' offline policies use it
+/// (sim/cache/cache_only.h) when a trace has no precomputed next use.
 std::vector<std::uint64_t> next_use_in_memory(ITraceSource& source);
 
 /// Out of core: writes `out_h5`, a copy of the HDF5 trace `in_h5` with

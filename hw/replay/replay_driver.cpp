@@ -10,9 +10,6 @@ namespace flashsim::hw {
 
 ReplayDriver::ReplayDriver(ITraceSource& trace, const EngineConfig& config, const ReplayDriverOptions& options)
     : config_(config), options_(options), meta_(trace.meta()) {
-  if (config_.cache.ignore_sizes) {
-    throw InputError("cache.ignore_sizes: the replay moves the blocks' bytes; use engine: cache_only");
-  }
   std::vector<AccessRecord> chunk(16384);
   trace.rewind();
   const std::uint64_t limit = options_.max_accesses;
@@ -33,6 +30,7 @@ ReplayDriver::ReplayDriver(ITraceSource& trace, const EngineConfig& config, cons
     so.allocator = allocator();
     so.kv_resident = config_.kv_resident;
     so.track_last_access = true;
+    so.moves_bytes = true;
     session_ = std::make_unique<TierSession>(config_.cache, meta_, so);
   }
   // Blocks in trace order (the engine's order of first sight), then catalog

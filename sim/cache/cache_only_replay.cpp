@@ -6,13 +6,14 @@
 //
 // Memory: the session's per-block record and tier entry, the policy's own
 // per-block metadata, the id table; for offline policies without a
-// precomputed next use, 8 bytes per record (compute_next_use).
+// precomputed next use, 8 bytes per record (next_use_in_memory, traces/next_use.h).
 #include <string>
 #include <vector>
 
 #include "sim/cache/cache_only.h"
 #include "sim/cache/tier_session.h"
 #include "sim/core/errors.h"
+#include "traces/next_use.h"
 
 namespace flashsim {
 namespace {
@@ -33,7 +34,7 @@ RunMetrics run_cache_only(ITraceSource& trace, const CacheConfig& cache, CacheOn
   std::vector<std::uint64_t> computed_next_use;
   const bool next_use_from_trace = meta.has_next_use;
   const bool compute = session.needs_next_use() && !next_use_from_trace;
-  if (compute) computed_next_use = compute_next_use(trace);
+  if (compute) computed_next_use = next_use_in_memory(trace);
 
   RunMetrics metrics;
   AccessCounters& c = metrics.total;

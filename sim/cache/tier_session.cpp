@@ -11,27 +11,6 @@ ByteCount policy_capacity_bytes(ByteCount capacity_bytes, ByteCount pinned_bytes
   return capacity_bytes > pinned_bytes ? capacity_bytes - pinned_bytes : 1;
 }
 
-std::vector<std::uint64_t> compute_next_use(ITraceSource& trace) {
-  std::vector<std::uint64_t> next_use;
-  next_use.reserve(trace.meta().record_count);
-  HashMap<BlockId, std::uint64_t> last;  // block -> index of its latest record
-  std::vector<AccessRecord> chunk(4096);
-  std::uint64_t i = 0;
-  trace.rewind();
-  for (std::size_t n; (n = trace.read(chunk)) > 0;) {
-    for (std::size_t k = 0; k < n; ++k, ++i) {
-      auto [it, added] = last.try_emplace(chunk[k].block_id, i);
-      if (!added) {
-        next_use[it->second] = i;
-        it->second = i;
-      }
-      next_use.push_back(kNeverAccessedAgain);
-    }
-  }
-  trace.rewind();
-  return next_use;
-}
-
 AccessOutcome outcome_of(AccessKind kind) {
   switch (kind) {
     case AccessKind::hit: return AccessOutcome::hit;
@@ -43,6 +22,9 @@ AccessOutcome outcome_of(AccessKind kind) {
 TierSession::TierSession(const CacheConfig& cache, const TraceMeta& meta, const TierSessionOptions& options)
     : cache_(cache), meta_(meta), options_(options) {
   if (cache.capacity_bytes == 0) throw InputError("cache.capacity_bytes must be > 0");
+  if (cache.ignore_sizes && options.moves_bytes) {
+    throw InputError("cache.ignore_sizes: this driver moves the blocks' bytes; use engine: cache_only");
+  }
   ignore_sizes_ = cache.ignore_sizes;
   size_change_hit_ = cache.size_change == SizeChange::hit;
   pins_ = resolve_pins(cache.pinned, meta, cache.capacity_bytes, cache.ignore_sizes);

@@ -10,7 +10,6 @@
 //     blocks pinned as they are numbered.
 //   * Block numbering: BlockId -> dense BlockIndex in order of first sight
 //     (number()), with the per-block record (id, kind, flags).
-//   * Next use for offline policies (compute_next_use(), one pass).
 //   * The per-access decision (access()): hit, delayed hit, miss (admitted
 //     or bypass), KV write allocation or write-through, and its bookkeeping
 //     (flags, counters, departures).
@@ -72,11 +71,6 @@ namespace flashsim {
 /// (resolve_pins checks it).
 ByteCount policy_capacity_bytes(ByteCount capacity_bytes, ByteCount pinned_bytes);
 
-/// next_use[i] = index of the next record of record i's block in `trace`
-/// (kNeverAccessedAgain if none): 8 bytes per record in memory plus a hash
-/// map over the distinct blocks. Rewinds `trace` before and after.
-std::vector<std::uint64_t> compute_next_use(ITraceSource& trace);
-
 /// Catalog kinds the session tells apart (occupancy by kind, KV rules).
 enum class BlockKind : std::uint8_t { weights = 0, kv_page = 1, other = 2 };
 
@@ -110,13 +104,17 @@ struct TierSessionOptions {
   bool kv_resident = false;
   /// Keep each block's last access time for IFastTierView::last_access_ns.
   bool track_last_access = false;
+  /// The driver moves the blocks' bytes (the event engine, the GPU replay):
+  /// CacheConfig::ignore_sizes is then refused.
+  bool moves_bytes = false;
 };
 
 class TierSession {
  public:
   /// Builds the fast tier for `cache` over the blocks of `meta` (catalog:
   /// sizes, kinds, pins). Throws InputError for capacity 0, unknown policy
-  /// or allocator names, and pins resolve_pins refuses.
+  /// or allocator names, pins resolve_pins refuses, and ignore_sizes with
+  /// TierSessionOptions::moves_bytes.
   TierSession(const CacheConfig& cache, const TraceMeta& meta, const TierSessionOptions& options = {});
 
   TierSession(const TierSession&) = delete;
@@ -155,6 +153,8 @@ class TierSession {
   bool is_dirty(BlockIndex b) const { return tier_->tag(b).flags & kDirty; }
   /// Catalog position of `id` (kNone if not in the catalog).
   std::uint32_t catalog_position(BlockId id) const;
+  /// Catalog position of numbered block b (kNone if not in the catalog).
+  std::uint32_t catalog_of(BlockIndex b) const { return catalog_of_[b]; }
 
   // ---- the protocol ----
   /// Decides access `a` (a.block numbered, a.bytes > 0) of request `request`

@@ -127,7 +127,7 @@ class EventEngine {
   void validate() const;
   void build_tiers();
   void prepare();
-  void grow_blocks();
+  void grow_blocks(ByteCount first_bytes);
   bool read_chunk();
   void ensure_head(std::uint32_t s);
   MetricsWindow& window(std::uint32_t w) {
@@ -195,7 +195,6 @@ class EventEngine {
   TraceScan scan_;
   std::vector<std::uint64_t> synthetic_base_;  // per BlockIndex (TLB only)
   std::uint64_t synthetic_next_ = 0;
-  ByteCount first_bytes_ = 0;                  // bytes of the block being numbered (synthetic layout)
   std::vector<std::uint32_t> inflight_fetch_;  // per BlockIndex: fetch into tiers[0], or kNone
   std::vector<Stream> streams_;
   std::vector<AccessRecord> chunk_;
@@ -251,9 +250,6 @@ void EventEngine::validate() const {
   }
   if (tiers.size() > kMaxTiers) throw InputError("hardware '" + hw_.name + "': at most 32 tiers");
   if (config_.cache.capacity_bytes == 0) throw InputError("cache.capacity_bytes must be > 0");
-  if (config_.cache.ignore_sizes) {
-    throw InputError("cache.ignore_sizes: the event engine moves the blocks' bytes; use engine: cache_only");
-  }
   for (std::size_t i = 1; i + 1 < tiers.size(); ++i) {
     if (tiers[i].capacity_bytes == 0) {
       throw InputError("hardware '" + hw_.name + "': tiers[" + std::to_string(i) + "] (" + tiers[i].name +
@@ -302,6 +298,7 @@ void EventEngine::build_tiers() {
   TierSessionOptions options;
   options.kv_resident = config_.kv_resident;
   options.track_last_access = !config_.prefetchers.empty();
+  options.moves_bytes = true;
   session_ = std::make_unique<TierSession>(config_.cache, meta, options);
   tiers_.push_back(&session_->tier());
   for (std::size_t i = 1; i + 1 < tier_count_; ++i) {
@@ -386,13 +383,14 @@ void EventEngine::prepare() {
 }
 
 // Per-block vectors of the engine follow the session's numbering (a
-// prefetch may number a block the trace has not reached yet).
-void EventEngine::grow_blocks() {
+// prefetch may number a block the trace has not reached yet); `first_bytes`
+// sizes the new block in the synthetic TLB layout.
+void EventEngine::grow_blocks(ByteCount first_bytes) {
   for (BlockIndex b = static_cast<BlockIndex>(inflight_fetch_.size()); b < session_->block_count(); ++b) {
     inflight_fetch_.push_back(kNone);
     if (!class_segments_.empty()) {
       std::uint32_t klass = 0;
-      if (const std::uint32_t pos = session_->catalog_position(session_->id_of(b)); pos != kNone) {
+      if (const std::uint32_t pos = session_->catalog_of(b); pos != kNone) {
         const std::string& segment = trace_.meta().catalog[pos].segment;
         for (std::uint32_t k = 1; k < class_segments_.size() && !segment.empty(); ++k) {
           if (class_segments_[k] == segment) klass = k;
@@ -402,7 +400,7 @@ void EventEngine::grow_blocks() {
     }
     if (tlb_.enabled()) {
       synthetic_base_.push_back(synthetic_next_);
-      synthetic_next_ += (first_bytes_ + kSyntheticAlign - 1) / kSyntheticAlign * kSyntheticAlign;
+      synthetic_next_ += (first_bytes + kSyntheticAlign - 1) / kSyntheticAlign * kSyntheticAlign;
     }
   }
 }
@@ -422,10 +420,7 @@ bool EventEngine::read_chunk() {
     }
     const std::size_t known = session_->block_count();
     const BlockIndex b = session_->number(r.block_id);
-    if (b >= known) {
-      first_bytes_ = r.bytes;
-      grow_blocks();
-    }
+    if (b >= known) grow_blocks(r.bytes);
     AccessTag tag;
     if (r.request_id != kNoRequest) {
       if (r.request_id != last_request_id_) {
@@ -725,10 +720,7 @@ bool EventEngine::prefetch_block(BlockId id) {
   const std::size_t known = session_->block_count();
   BlockIndex b = 0;
   const bool issued = session_->prefetch(id, decision_now_, access_index_now_, c, &b);
-  if (session_->block_count() > known) {
-    first_bytes_ = trace_.meta().catalog[session_->catalog_position(id)].bytes;
-    grow_blocks();
-  }
+  if (session_->block_count() > known) grow_blocks(trace_.meta().catalog[session_->catalog_of(known)].bytes);
   if (!issued) return false;
   note_peak();
   PolicyAccess a;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/cache/tier_session.h"
+#include "sim/core/errors.h"
 
 namespace flashsim {
 namespace {
@@ -90,6 +91,19 @@ TEST(TierSession, RequestEndDropsItsPagesWithoutWriteBack) {
   EXPECT_EQ(c.bytes_written_back, 0u);
   EXPECT_EQ(c.evictions, 0u);
   EXPECT_EQ(s.occupancy_bytes(BlockKind::kv_page), 0u);
+}
+
+// Sizes ignored is a rule of the cache-only path: a driver that moves bytes
+// (the engine, the replay) is refused by the session, whoever builds it.
+TEST(TierSession, IgnoreSizesIsRefusedWhereBytesMove) {
+  const TraceMeta meta = kv_and_weight();
+  CacheConfig cache;
+  cache.capacity_bytes = 10;
+  cache.ignore_sizes = true;
+  EXPECT_NO_THROW(TierSession(cache, meta));
+  TierSessionOptions moving;
+  moving.moves_bytes = true;
+  EXPECT_THROW(TierSession(cache, meta, moving), InputError);
 }
 
 TEST(TierSession, PolicyCapacityRule) {
