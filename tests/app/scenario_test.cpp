@@ -382,21 +382,26 @@ TEST_F(ScenarioTest, OverrideErrorsNameTheOption) {
 namespace flashsim {
 namespace {
 
+/// Writes `text` as s.yaml in `dir` beside a small trace.csv and resolves its
+/// first sweep point: the error's message, or "" when it resolves.
+std::string resolve_error(const std::filesystem::path& dir, const std::string& text) {
+  test::write_file(dir / "trace.csv", test::cyclic_csv(3, 2, 1024));
+  test::write_file(dir / "s.yaml", text);
+  try {
+    const ScenarioDocument doc = ScenarioDocument::from_file(dir / "s.yaml", {});
+    (void)doc.resolve(doc.points().front());
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
 class SizeKeysTest : public ::testing::Test {
  protected:
-  void SetUp() override { test::write_file(dir_ / "trace.csv", test::cyclic_csv(3, 2, 1024)); }
-  /// The error resolving `cache` (a YAML map's body) gives, or "" when it resolves.
+  /// The error resolving a cache-only scenario whose `cache` map holds `cache`.
   std::string error_for(const std::string& cache) {
-    const std::string file = (dir_ / "s.yaml").string();
-    test::write_file(file, "name: t\nengine: cache_only\nworkload: {trace: trace.csv}\ncache: {" + cache +
-                               "}\npolicies: [lru]\n");
-    try {
-      const ScenarioDocument doc = ScenarioDocument::from_file(file, {});
-      (void)doc.resolve(doc.points().front());
-    } catch (const std::exception& e) {
-      return e.what();
-    }
-    return "";
+    return resolve_error(dir_.path(), "name: t\nengine: cache_only\nworkload: {trace: trace.csv}\ncache: {" + cache +
+                                          "}\npolicies: [lru]\n");
   }
   test::TempDir dir_;
 };
@@ -439,27 +444,14 @@ TEST(IgnoreSizesPins, PinsCountOneEach) {
   }
 }
 
-}  // namespace
-}  // namespace flashsim
-
-namespace flashsim {
-namespace {
 
 // A name that is not UTF-8 is refused when the scenario is read (summary.json
 // could not hold it), naming the key and line; well-formed UTF-8 passes.
 TEST(ScenarioText, NameMustBeUtf8) {
   test::TempDir dir;
-  test::write_file(dir.path() / "trace.csv", test::cyclic_csv(3, 2, 1024));
-  const std::string file = (dir.path() / "s.yaml").string();
-  auto error = [&](const std::string& name) -> std::string {
-    test::write_file(file, "name: " + name + "\nworkload: {trace: trace.csv}\ncache: {capacity: 1MiB}\npolicies: [lru]\n");
-    try {
-      const ScenarioDocument doc = ScenarioDocument::from_file(file, {});
-      (void)doc.resolve(doc.points().front());
-    } catch (const std::exception& e) {
-      return e.what();
-    }
-    return "";
+  auto error = [&](const std::string& name) {
+    return resolve_error(dir.path(), "name: " + name + "\nworkload: {trace: trace.csv}\ncache: {capacity: 1MiB}\n"
+                                                        "policies: [lru]\n");
   };
   EXPECT_EQ(error("caf\xC3\xA9-\xE6\xB5\x8B"), "");
   const std::string bad = error("ab\xFF\xFE");
@@ -469,28 +461,14 @@ TEST(ScenarioText, NameMustBeUtf8) {
   EXPECT_NE(error("x\xED\xA0\x80").find("not valid UTF-8"), std::string::npos);  // a surrogate
 }
 
-}  // namespace
-}  // namespace flashsim
-
-namespace flashsim {
-namespace {
 
 // What only the event engine models is refused under engine: cache_only,
 // naming the key; pins and the tier's own statistics reach cache-only results.
 TEST(CacheOnlyEngine, RefusesEventOnlyKeysAndReportsTheTier) {
   test::TempDir dir;
-  test::write_file(dir.path() / "trace.csv", test::cyclic_csv(3, 2, 1024));
-  const std::string file = (dir.path() / "s.yaml").string();
-  auto error = [&](const std::string& extra) -> std::string {
-    test::write_file(file, "name: t\nengine: cache_only\nworkload: {trace: trace.csv}\ncache: {capacity: 1MiB}\n"
-                           "policies: [lru]\n" + extra);
-    try {
-      const ScenarioDocument doc = ScenarioDocument::from_file(file, {});
-      (void)doc.resolve(doc.points().front());
-    } catch (const std::exception& e) {
-      return e.what();
-    }
-    return "";
+  auto error = [&](const std::string& extra) {
+    return resolve_error(dir.path(), "name: t\nengine: cache_only\nworkload: {trace: trace.csv}\n"
+                                     "cache: {capacity: 1MiB}\npolicies: [lru]\n" + extra);
   };
   EXPECT_EQ(error(""), "");
   EXPECT_NE(error("prefetch: [{impl: lookahead}]\n").find("s.yaml:6:"), std::string::npos);
