@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "hw/cuda_check.h"
+#include "kernels/calibrate_kernels.h"
 #include "kernels/replay_kernels.h"
 #include "sim/core/errors.h"
 
@@ -29,6 +30,41 @@ Measured Measured::of(std::vector<double> samples) {
   m.min = samples.front();
   m.max = samples.back();
   return m;
+}
+
+const std::vector<std::string>& calibration_groups() {
+  static const std::vector<std::string> groups = {"copies", "concurrent", "execution", "hbm", "chase", "tlb", "contention"};
+  return groups;
+}
+
+std::vector<std::string> parse_calibration_groups(const std::string& list) {
+  std::vector<std::string> out;
+  std::string cur;
+  auto take = [&] {
+    const auto b = cur.find_first_not_of(" \t"), e = cur.find_last_not_of(" \t");
+    const std::string g = b == std::string::npos ? std::string() : cur.substr(b, e - b + 1);
+    cur.clear();
+    if (g.empty()) return;
+    const auto& all = calibration_groups();
+    if (std::find(all.begin(), all.end(), g) == all.end()) {
+      std::string known;
+      for (const std::string& a : all) known += (known.empty() ? "" : ",") + a;
+      throw InputError("--only: unknown benchmark group '" + g + "' (expected a comma-separated list of " + known + ")");
+    }
+    if (std::find(out.begin(), out.end(), g) != out.end()) throw InputError("--only: group '" + g + "' given twice");
+    out.push_back(g);
+  };
+  for (const char c : list) {
+    if (c == ',') take();
+    else cur += c;
+  }
+  take();
+  if (out.empty()) throw InputError("--only: expected at least one benchmark group");
+  return out;
+}
+
+bool CalibrationReport::ran(const std::string& group) const {
+  return std::find(skipped_groups.begin(), skipped_groups.end(), group) == skipped_groups.end();
 }
 
 LinkFit fit_link(const std::vector<std::pair<double, double>>& pts) {
@@ -160,6 +196,67 @@ std::pair<double, double> chase(const void* start, std::uint64_t warm, std::uint
   return {static_cast<double>(h[1]) / static_cast<double>(steps), static_cast<double>(h[0]) / static_cast<double>(steps)};
 }
 
+double elapsed_ns(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+  return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count());
+}
+
+/// Host cost of `call` (a CUDA API call returning its status, named `what`
+/// in errors): per repeat, `iterations` timed loops of `calls` calls with
+/// nothing else in the loop; the stream is drained and the device
+/// synchronised after each loop, outside the timing (the drain is kept).
+template <class Call>
+ApiCost time_api(const char* what, unsigned calls, int repeats, int iterations, cudaStream_t st, Call&& call) {
+  ApiCost c;
+  c.calls = calls;
+  auto drain = [&] {
+    FLASHSIM_CUDA_CHECK(cudaStreamSynchronize(st));
+    FLASHSIM_CUDA_CHECK(cudaDeviceSynchronize());
+  };
+  for (unsigned i = 0; i < std::min(calls, 64u); ++i) cuda_check(call(), what, __FILE__, __LINE__);  // warm-up
+  drain();
+  std::vector<double> per_call, per_drain;
+  for (int k = 0; k < repeats; ++k) {
+    std::vector<double> it, dr;
+    for (int j = 0; j < iterations; ++j) {
+      const auto t0 = std::chrono::steady_clock::now();
+      for (unsigned i = 0; i < calls; ++i) cuda_check(call(), what, __FILE__, __LINE__);
+      const auto t1 = std::chrono::steady_clock::now();
+      FLASHSIM_CUDA_CHECK(cudaStreamSynchronize(st));
+      const auto t2 = std::chrono::steady_clock::now();
+      FLASHSIM_CUDA_CHECK(cudaDeviceSynchronize());
+      it.push_back(elapsed_ns(t0, t1) / calls);
+      dr.push_back(elapsed_ns(t1, t2) / 1e3);
+    }
+    per_call.push_back(median_of(it));
+    per_drain.push_back(median_of(dr));
+  }
+  c.ns = Measured::of(per_call);
+  c.drain_us = Measured::of(per_drain);
+  return c;
+}
+
+/// std::memcpy of `bytes` from `src` into `dst` (both touched), host wall
+/// clock: per repeat the median of `iterations` copies; 1e9 B/s.
+Measured time_host_memcpy(void* dst, const void* src, std::size_t bytes, int repeats, int iterations) {
+  volatile unsigned char sink = 0;  // reads the destination: the copies cannot be elided
+  std::memcpy(dst, src, bytes);     // warm-up
+  sink = sink ^ static_cast<const unsigned char*>(dst)[bytes / 2];
+  std::vector<double> gbps;
+  for (int k = 0; k < repeats; ++k) {
+    std::vector<double> it;
+    for (int j = 0; j < iterations; ++j) {
+      const auto t0 = std::chrono::steady_clock::now();
+      std::memcpy(dst, src, bytes);
+      const auto t1 = std::chrono::steady_clock::now();
+      sink = sink ^ static_cast<const unsigned char*>(dst)[(bytes / 3 + static_cast<std::size_t>(j)) % bytes];
+      it.push_back(static_cast<double>(bytes) / elapsed_ns(t0, t1));  // bytes per ns = 1e9 B/s
+    }
+    gbps.push_back(median_of(it));
+  }
+  (void)sink;
+  return Measured::of(gbps);
+}
+
 void say(std::ostream* log, const std::string& text) {
   if (log) *log << text << std::flush;
 }
@@ -196,6 +293,14 @@ CalibrationReport run_calibration_phases(const CalibrationOptions& o, std::ostre
   FLASHSIM_CUDA_CHECK(cudaSetDevice(o.device));
   CalibrationReport r;
   r.repeats = o.repeats;
+  for (const std::string& g : o.only) {
+    const auto& all = calibration_groups();
+    if (std::find(all.begin(), all.end(), g) == all.end()) throw InputError("calibrate: unknown benchmark group '" + g + "'");
+  }
+  for (const std::string& g : calibration_groups()) {
+    if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), g) == o.only.end()) r.skipped_groups.push_back(g);
+  }
+  const auto run = [&](const char* group) { return r.ran(group); };
   const auto devices = list_devices();
   if (devices.empty() || o.device >= static_cast<int>(devices.size())) throw Error("calibrate: no CUDA device " + std::to_string(o.device));
   r.device = devices[static_cast<std::size_t>(o.device)];
@@ -213,19 +318,27 @@ CalibrationReport run_calibration_phases(const CalibrationOptions& o, std::ostre
   } guard{s};
   DeviceBuffer out(64);
   auto* out_words = out.as<unsigned long long>();
+  if (!r.skipped_groups.empty()) {
+    std::string skipped;
+    for (const std::string& g : r.skipped_groups) skipped += " " + g;
+    say(log, "skipping (--only):" + skipped + "\n");
+  }
 
   // ---- copies ----
   FLASHSIM_PHASE("copies");
-  {
-    std::vector<ByteCount> sizes = {256, 4 * kKiB, 64 * kKiB, 256 * kKiB, kMiB, 4 * kMiB, 16 * kMiB, 64 * kMiB, 256 * kMiB};
-    if (o.quick) sizes = {256, 64 * kKiB, kMiB, 16 * kMiB};
-    const ByteCount max_size = sizes.back();
+  if (run("copies")) {
+    // Pageable also at 128 MiB: the execution model reads its copy time
+    // against size from these points (pageable_h2d_points, _d2h_points).
+    std::vector<ByteCount> pinned_sizes = {256, 4 * kKiB, 64 * kKiB, 256 * kKiB, kMiB, 4 * kMiB, 16 * kMiB, 64 * kMiB, 256 * kMiB};
+    std::vector<ByteCount> pageable_sizes = {256,      4 * kKiB,  64 * kKiB,  256 * kKiB, kMiB,
+                                             4 * kMiB, 16 * kMiB, 64 * kMiB, 128 * kMiB,  256 * kMiB};
+    if (o.quick) pinned_sizes = pageable_sizes = {256, 64 * kKiB, kMiB, 16 * kMiB};
+    const ByteCount max_size = std::max(pinned_sizes.back(), pageable_sizes.back());
     DeviceBuffer dev(max_size);
     for (const bool pinned : {true, false}) {
       HostBuffer host(max_size, pinned);
       auto& curve = pinned ? r.pinned : r.pageable;
-      for (const ByteCount b : sizes) {
-        if (!pinned && b > 64 * kMiB) continue;  // pageable: slow; 64 MiB shows the plateau
+      for (const ByteCount b : pinned ? pinned_sizes : pageable_sizes) {
         const int iterations = static_cast<int>(std::clamp<ByteCount>(64 * kMiB / b, 3, 20));
         std::vector<double> h2d, d2h;
         for (int k = 0; k < o.repeats; ++k) {
@@ -249,7 +362,7 @@ CalibrationReport run_calibration_phases(const CalibrationOptions& o, std::ostre
 
   // ---- concurrent copies ----
   FLASHSIM_PHASE("concurrent copies");
-  {
+  if (run("concurrent")) {
     const ByteCount total = o.quick ? 64 * kMiB : 256 * kMiB;
     HostBuffer host(total, true);
     HostBuffer host2(total, true);
@@ -299,9 +412,72 @@ CalibrationReport run_calibration_phases(const CalibrationOptions& o, std::ostre
     for (auto& st : streams) (void)cudaStreamDestroy(st);
   }
 
+  // ---- execution-model constants ----
+  FLASHSIM_PHASE("execution");
+  if (run("execution")) {
+    cudaStream_t as = nullptr;  // a dedicated stream: nothing else queued on it
+    FLASHSIM_CUDA_CHECK(cudaStreamCreateWithFlags(&as, cudaStreamNonBlocking));
+    struct Cleanup {
+      cudaStream_t s;
+      cudaEvent_t e = nullptr;
+      ~Cleanup() {
+        if (e) (void)cudaEventDestroy(e);
+        (void)cudaStreamDestroy(s);
+      }
+    } cleanup{as};
+    FLASHSIM_CUDA_CHECK(cudaEventCreateWithFlags(&cleanup.e, cudaEventDisableTiming));
+    const cudaEvent_t ev = cleanup.e;
+    DeviceBuffer dev(4 * kKiB);
+    HostBuffer pinned(4 * kKiB, true);
+    ExecutionConstants& x = r.execution;
+    const unsigned calls = o.quick ? 200 : 2000;
+    const int iterations = o.quick ? 3 : 5;
+    const void* empty = kernels::empty_kernel_function();
+    void* no_args[1] = {nullptr};
+    auto report = [&](const char* key, const ApiCost& c) {
+      say(log, std::string(key) + fmt(": %8.0f ns per call (%.0f .. %.0f); drain after the loop %.1f us\n",
+                                         c.ns.median, c.ns.min, c.ns.max, c.drain_us.median));
+    };
+    x.launch = time_api("cudaLaunchKernel(empty_kernel)", calls, o.repeats, iterations, as,
+                        [&] { return cudaLaunchKernel(empty, dim3(1), dim3(32), no_args, 0, as); });
+    report("api_launch", x.launch);
+    x.copy_async = time_api("cudaMemcpyAsync(4 KiB pinned H2D)", calls, o.repeats, iterations, as,
+                            [&] { return cudaMemcpyAsync(dev.p, pinned.p, 4 * kKiB, cudaMemcpyHostToDevice, as); });
+    report("api_copy_async", x.copy_async);
+    x.event_record = time_api("cudaEventRecord", calls, o.repeats, iterations, as, [&] { return cudaEventRecord(ev, as); });
+    report("api_event_record", x.event_record);
+    // ev was last recorded on `as`, which time_api drained: it is complete.
+    FLASHSIM_CUDA_CHECK(cudaEventRecord(ev, as));
+    FLASHSIM_CUDA_CHECK(cudaStreamSynchronize(as));
+    x.stream_wait_event = time_api("cudaStreamWaitEvent(completed event)", calls, o.repeats, iterations, as,
+                                   [&] { return cudaStreamWaitEvent(as, ev, 0); });
+    report("api_stream_wait_event", x.stream_wait_event);
+    x.stream_sync = time_api("cudaStreamSynchronize(idle stream)", calls, o.repeats, iterations, as,
+                             [&] { return cudaStreamSynchronize(as); });
+    report("api_stream_sync", x.stream_sync);
+    x.event_sync = time_api("cudaEventSynchronize(completed event)", calls, o.repeats, iterations, as,
+                            [&] { return cudaEventSynchronize(ev); });
+    report("api_event_sync", x.event_sync);
+    x.device_sync = time_api("cudaDeviceSynchronize(idle device)", calls, o.repeats, iterations, as,
+                             [&] { return cudaDeviceSynchronize(); });
+    report("api_device_sync", x.device_sync);
+    x.sync_copy_small = time_api("cudaMemcpy(4 B D2H)", calls, o.repeats, iterations, as,
+                                 [&] { return cudaMemcpy(pinned.p, dev.p, 4, cudaMemcpyDeviceToHost); });
+    report("api_sync_copy_small", x.sync_copy_small);
+
+    x.host_memcpy_bytes = o.quick ? 64 * kMiB : 256 * kMiB;
+    {
+      HostBuffer src(x.host_memcpy_bytes, false), to_pinned(x.host_memcpy_bytes, true), to_pageable(x.host_memcpy_bytes, false);
+      x.host_memcpy_gb_per_s = time_host_memcpy(to_pinned.p, src.p, x.host_memcpy_bytes, o.repeats, iterations);
+      x.host_memcpy_pageable_gb_per_s = time_host_memcpy(to_pageable.p, src.p, x.host_memcpy_bytes, o.repeats, iterations);
+    }
+    say(log, fmt("host memcpy %.0f MiB: pageable -> pinned %.2f GB/s, pageable -> pageable %.2f GB/s\n",
+                 double(x.host_memcpy_bytes / kMiB), x.host_memcpy_gb_per_s.median, x.host_memcpy_pageable_gb_per_s.median));
+  }
+
   // ---- HBM streaming read ----
   FLASHSIM_PHASE("hbm read");
-  {
+  if (run("hbm")) {
     const ByteCount bytes = o.quick ? 512 * kMiB : 4 * kGiB;
     DeviceBuffer buf(bytes);
     FLASHSIM_CUDA_CHECK(cudaMemset(buf.p, 1, bytes));
@@ -331,7 +507,7 @@ CalibrationReport run_calibration_phases(const CalibrationOptions& o, std::ostre
 
   // ---- dependent-load latency against working set ----
   FLASHSIM_PHASE("chase");
-  {
+  if (run("chase")) {
     std::vector<ByteCount> sets = {kMiB, 4 * kMiB, 8 * kMiB, 16 * kMiB, 32 * kMiB, 48 * kMiB, 64 * kMiB, 128 * kMiB,
                                    256 * kMiB, kGiB, 2 * kGiB};
     if (o.quick) sets = {kMiB, 32 * kMiB, 256 * kMiB};
@@ -366,7 +542,7 @@ CalibrationReport run_calibration_phases(const CalibrationOptions& o, std::ostre
 
   // ---- TLB reach ----
   FLASHSIM_PHASE("tlb");
-  {
+  if (run("tlb")) {
     std::size_t free_bytes = 0, total_bytes = 0;
     FLASHSIM_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     ByteCount max_span = std::min<ByteCount>(o.tlb_max_span_bytes, free_bytes > 4 * kGiB ? free_bytes - 4 * kGiB : 0);
@@ -410,7 +586,7 @@ CalibrationReport run_calibration_phases(const CalibrationOptions& o, std::ostre
 
   // ---- contention probe ----
   FLASHSIM_PHASE("contention");
-  {
+  if (run("contention")) {
     std::vector<ByteCount> others = {0, 64 * kMiB, 256 * kMiB, kGiB, 4 * kGiB, 16 * kGiB};
     if (o.quick) others = {0, 64 * kMiB, 256 * kMiB};
     while (others.size() > 2 && others.back() > o.contention_max_bytes) others.pop_back();
@@ -480,6 +656,90 @@ std::string ns_text(double ns) {
 
 }  // namespace
 
+namespace {
+
+std::string gbps_text(double gb_per_s) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.2fGB/s", gb_per_s);
+  return buf;
+}
+
+/// `[[bytes, ns], ...]`: the medians of a copy curve, one direction.
+std::string points_text(const std::vector<CopyPoint>& curve, bool h2d) {
+  std::string out = "[";
+  char buf[64];
+  for (const CopyPoint& p : curve) {
+    std::snprintf(buf, sizeof(buf), "%s[%llu, %.0f]", out.size() > 1 ? ", " : "", static_cast<unsigned long long>(p.bytes),
+                  (h2d ? p.h2d_us : p.d2h_us).median * 1e3);
+    out += buf;
+  }
+  return out + "]";
+}
+
+/// The execution model's constants (host threads issuing CUDA calls,
+/// streams executing them): `execution:`, each value under its provenance.
+void execution_yaml(std::ostream& y, const CalibrationReport& r) {
+  y << "execution:\n";
+  if (r.ran("execution")) {
+    const ExecutionConstants& x = r.execution;
+    y << "  # Host cost of one CUDA API call: std::chrono::steady_clock around a loop of " << x.launch.calls << " calls\n"
+      << "  # with nothing else in it, on a dedicated non-blocking stream; the stream drained and\n"
+      << "  # the device synchronised after each timed loop (not inside). ns per call; the drain\n"
+      << "  # is how far the GPU lagged behind the host at the loop's end.\n";
+    struct Row {
+      const char* key;
+      const ApiCost* cost;
+      const char* method;
+    };
+    const Row rows[] = {
+        {"api_launch", &x.launch, "cudaLaunchKernel of an empty __global__ kernel, <<<1, 32>>> on the stream"},
+        {"api_copy_async", &x.copy_async, "cudaMemcpyAsync of 4 KiB pinned host -> device on the stream (issue cost)"},
+        {"api_event_record", &x.event_record, "cudaEventRecord(ev, stream), ev created with cudaEventDisableTiming"},
+        {"api_stream_wait_event", &x.stream_wait_event, "cudaStreamWaitEvent(stream, ev, 0) of an already-completed event"},
+        {"api_stream_sync", &x.stream_sync, "cudaStreamSynchronize of an idle stream"},
+        {"api_event_sync", &x.event_sync, "cudaEventSynchronize of a completed event"},
+        {"api_device_sync", &x.device_sync, "cudaDeviceSynchronize with the device idle"},
+        {"api_sync_copy_small", &x.sync_copy_small,
+         "blocking cudaMemcpy of 4 B device -> pinned host (the round trip of a blocking call)"},
+    };
+    for (const Row& row : rows) {
+      y << "  # " << row.method << ":\n"
+        << "  # " << spread_text(row.cost->ns, "ns per call") << "; GPU drain after the loop "
+        << fmt("%.1f us", row.cost->drain_us.median) << "\n"
+        << "  " << row.key << ": " << ns_text(row.cost->ns.median) << "\n";
+    }
+    const double mib = double(x.host_memcpy_bytes) / double(kMiB);
+    y << "  # std::memcpy of " << fmt("%.0f", mib) << " MiB from a pageable buffer (allocated and touched first) into a\n"
+      << "  # pinned one (cudaHostAlloc), host wall clock: what a driver staging copy does.\n"
+      << "  # " << spread_text(x.host_memcpy_gb_per_s, "GB/s", 2) << "\n"
+      << "  host_memcpy_bandwidth: " << gbps_text(x.host_memcpy_gb_per_s.median) << "\n"
+      << "  # Same, pageable -> pageable (both touched first):\n"
+      << "  # " << spread_text(x.host_memcpy_pageable_gb_per_s, "GB/s", 2) << "\n"
+      << "  host_memcpy_pageable_bandwidth: " << gbps_text(x.host_memcpy_pageable_gb_per_s.median) << "\n";
+  }
+  if (r.ran("copies")) {
+    y << "  # Pageable copies, one cudaMemcpyAsync at a time on one stream, CUDA events: [bytes, ns]\n"
+      << "  # per size, the median of the repeats (spread in the link's comment above).\n"
+      << "  pageable_h2d_points: " << points_text(r.pageable, true) << "\n"
+      << "  pageable_d2h_points: " << points_text(r.pageable, false) << "\n";
+    y << "  # Pinned copies, the fit t = latency + bytes / bandwidth of the link's comment above:\n"
+      << "  # H2D largest residual " << fmt("%.1f%%", 100 * r.h2d_pinned.max_abs_residual) << ", D2H "
+      << fmt("%.1f%%", 100 * r.d2h_pinned.max_abs_residual) << ".\n"
+      << "  h2d_latency: " << ns_text(r.h2d_pinned.latency_ns) << "\n"
+      << "  h2d_bandwidth: " << gbps_text(r.h2d_pinned.bandwidth_bytes_per_s / 1e9) << "\n"
+      << "  d2h_latency: " << ns_text(r.d2h_pinned.latency_ns) << "\n"
+      << "  d2h_bandwidth: " << gbps_text(r.d2h_pinned.bandwidth_bytes_per_s / 1e9) << "\n";
+  }
+  if (r.ran("concurrent")) {
+    y << "  # One pinned H2D and one pinned D2H copy of 256 MiB each (64 MiB with --quick) at once\n"
+      << "  # on two streams, CUDA events around both; aggregate (both directions' bytes / time):\n"
+      << "  # " << spread_text(r.bidirectional_gb_per_s, "GB/s", 2) << "\n"
+      << "  duplex_bandwidth: " << gbps_text(r.bidirectional_gb_per_s.median) << "\n";
+  }
+}
+
+}  // namespace
+
 std::string profile_yaml(const CalibrationReport& r, const std::string& name) {
   std::ostringstream y;
   char buf[512];
@@ -491,17 +751,31 @@ std::string profile_yaml(const CalibrationReport& r, const std::string& name) {
       y << buf << "\n";
     }
   };
-  const ChasePoint* l2 = r.chase.empty() ? nullptr : &r.chase.front();
-  const ChasePoint* hbm = r.chase.empty() ? nullptr : &r.chase.back();
+  const bool chased = r.ran("chase") && !r.chase.empty();
+  const ChasePoint* l2 = chased ? &r.chase.front() : nullptr;
+  const ChasePoint* hbm = chased ? &r.chase.back() : nullptr;
   y << "# " << r.device.name << ", measured by `flashsim calibrate` on " << r.date_utc << " (hw/calibrate;\n"
     << "# method per value below and in docs/hardware.md). Every figure is the median of\n"
     << "# " << r.repeats << " repeats, each repeat itself a median of several timed iterations;\n"
     << "# min and max of the repeats are given as the spread.\n";
+  if (!r.skipped_groups.empty()) {
+    std::string ran, skipped;
+    for (const std::string& g : calibration_groups()) {
+      std::string& list = r.ran(g) ? ran : skipped;
+      list += (list.empty() ? "" : ", ") + g;
+    }
+    y << "# PARTIAL: `flashsim calibrate --only` ran the benchmark groups " << ran << ";\n"
+      << "# skipped: " << skipped << ". This file is NOT a complete hardware profile: the\n"
+      << "# values of the skipped groups are absent (it may not load as a profile); it holds\n"
+      << "# only what was measured, to be read or merged into a complete profile.\n";
+  }
   line("name: %s", name.c_str());
   line("source: \"flashsim calibrate, %s, %s (%d SMs, sm_%d%d)\"", r.date_utc.c_str(), r.device.name.c_str(),
        r.device.sm_count, r.device.compute_major, r.device.compute_minor);
-  y << "# A miss costs the link's transfer only (no fixed penalty measured beyond the link latency).\n";
-  line("miss_penalty: 0ns");
+  if (r.ran("copies")) {
+    y << "# A miss costs the link's transfer only (no fixed penalty measured beyond the link latency).\n";
+    line("miss_penalty: 0ns");
+  }
   y << "tiers:\n  - name: hbm\n";
   line("    # cudaDeviceProp::totalGlobalMem");
   line("    capacity: %lluB", static_cast<unsigned long long>(r.device.global_memory_bytes));
@@ -513,93 +787,106 @@ std::string profile_yaml(const CalibrationReport& r, const std::string& name) {
   }
   y << "  - name: host_dram\n    capacity: 0B         # backing tier: holds every block\n"
     << "    hit_latency: 0ns     # the cost of a fetch is the link's\n    link:\n";
-  line("      # Pinned H2D copies, one at a time on one stream, CUDA events; fit of");
-  line("      # t = latency + bytes / bandwidth, least squares on relative error over %zu sizes", r.pinned.size());
-  line("      # (256 B .. 256 MiB); largest residual %.1f%%. Per size (median us, min..max):", 100 * r.h2d_pinned.max_abs_residual);
-  for (const CopyPoint& p : r.pinned) {
-    line("      #   %10llu B: H2D %9.2f (%.2f..%.2f)  D2H %9.2f (%.2f..%.2f)", static_cast<unsigned long long>(p.bytes),
-         p.h2d_us.median, p.h2d_us.min, p.h2d_us.max, p.d2h_us.median, p.d2h_us.min, p.d2h_us.max);
+  if (r.ran("copies")) {
+    line("      # Pinned H2D copies, one at a time on one stream, CUDA events; fit of");
+    line("      # t = latency + bytes / bandwidth, least squares on relative error over %zu sizes", r.pinned.size());
+    line("      # (256 B .. 256 MiB); largest residual %.1f%%. Per size (median us, min..max):", 100 * r.h2d_pinned.max_abs_residual);
+    for (const CopyPoint& p : r.pinned) {
+      line("      #   %10llu B: H2D %9.2f (%.2f..%.2f)  D2H %9.2f (%.2f..%.2f)", static_cast<unsigned long long>(p.bytes),
+           p.h2d_us.median, p.h2d_us.min, p.h2d_us.max, p.d2h_us.median, p.d2h_us.min, p.d2h_us.max);
+    }
+    line("      # D2H fit: latency %.2f us, bandwidth %.2f GB/s.", r.d2h_pinned.latency_ns / 1e3,
+         r.d2h_pinned.bandwidth_bytes_per_s / 1e9);
+    line("      # Pageable host memory (same method): H2D fit latency %.2f us, bandwidth %.2f GB/s",
+         r.h2d_pageable.latency_ns / 1e3, r.h2d_pageable.bandwidth_bytes_per_s / 1e9);
+    line("      # (residual %.1f%%); D2H %.2f us, %.2f GB/s. Per size H2D / D2H median us:",
+         100 * r.h2d_pageable.max_abs_residual, r.d2h_pageable.latency_ns / 1e3, r.d2h_pageable.bandwidth_bytes_per_s / 1e9);
+    for (const CopyPoint& p : r.pageable) {
+      line("      #   %10llu B: %9.2f / %9.2f", static_cast<unsigned long long>(p.bytes), p.h2d_us.median, p.d2h_us.median);
+    }
+    line("      latency: %.2fus", r.h2d_pinned.latency_ns / 1e3);
+    line("      bandwidth: %.2fGB/s", r.h2d_pinned.bandwidth_bytes_per_s / 1e9);
   }
-  line("      # D2H fit: latency %.2f us, bandwidth %.2f GB/s.", r.d2h_pinned.latency_ns / 1e3,
-       r.d2h_pinned.bandwidth_bytes_per_s / 1e9);
-  line("      # Pageable host memory (same method): H2D fit latency %.2f us, bandwidth %.2f GB/s",
-       r.h2d_pageable.latency_ns / 1e3, r.h2d_pageable.bandwidth_bytes_per_s / 1e9);
-  line("      # (residual %.1f%%); D2H %.2f us, %.2f GB/s. Per size H2D / D2H median us:",
-       100 * r.h2d_pageable.max_abs_residual, r.d2h_pageable.latency_ns / 1e3, r.d2h_pageable.bandwidth_bytes_per_s / 1e9);
-  for (const CopyPoint& p : r.pageable) {
-    line("      #   %10llu B: %9.2f / %9.2f", static_cast<unsigned long long>(p.bytes), p.h2d_us.median, p.d2h_us.median);
+  if (r.ran("concurrent")) {
+    y << "      # Concurrent H2D copies (one transfer split over N streams, aggregate GB/s):\n";
+    for (const StreamPoint& p : r.concurrent_h2d) {
+      line("      #   %u streams: %s", p.streams, spread_text(p.gb_per_s, "GB/s", 2).c_str());
+    }
+    line("      # H2D and D2H at once: %s", spread_text(r.bidirectional_gb_per_s, "GB/s aggregate", 2).c_str());
+    y << "      # More streams do not add H2D bandwidth (one copy engine per direction is the\n"
+      << "      # bottleneck when the aggregate stays flat): copies queue in order.\n"
+      << "      sharing: fifo\n";
   }
-  line("      latency: %.2fus", r.h2d_pinned.latency_ns / 1e3);
-  line("      bandwidth: %.2fGB/s", r.h2d_pinned.bandwidth_bytes_per_s / 1e9);
-  y << "      # Concurrent H2D copies (one transfer split over N streams, aggregate GB/s):\n";
-  for (const StreamPoint& p : r.concurrent_h2d) {
-    line("      #   %u streams: %s", p.streams, spread_text(p.gb_per_s, "GB/s", 2).c_str());
+  if (r.ran("tlb")) {
+    y << "tlb:\n";
+    y << "  # One dependent ld.global.cg load per 2 MiB page, random page order, line offset\n"
+      << "  # varied within the page, against span (ns per load, median of repeats):\n";
+    for (const TlbPoint& p : r.tlb) {
+      line("  #   %4llu GiB = %6llu pages: %s", static_cast<unsigned long long>(p.span_bytes / kGiB),
+           static_cast<unsigned long long>(p.pages), spread_text(p.ns, "ns").c_str());
+    }
+    if (r.tlb_reach_pages > 0) {
+      line("  # Reach: latency within 5 ns of the smallest span up to %llu pages; past it, the",
+           static_cast<unsigned long long>(r.tlb_reach_pages));
+      line("  # rise divided by the LRU miss ratio 1 - reach/pages gives %.0f ns per miss (mean).", r.tlb_miss_penalty_ns);
+      line("  entries: %llu", static_cast<unsigned long long>(r.tlb_reach_pages));
+      line("  page_size: 2MiB");
+      line("  miss_penalty: %s", ns_text(r.tlb_miss_penalty_ns).c_str());
+    } else {
+      y << "  # No latency rise within the spans measured: the reach is beyond them; TLB off.\n"
+        << "  entries: 0\n  page_size: 2MiB\n  miss_penalty: 0ns\n";
+    }
   }
-  line("      # H2D and D2H at once: %s", spread_text(r.bidirectional_gb_per_s, "GB/s aggregate", 2).c_str());
-  y << "      # More streams do not add H2D bandwidth (one copy engine per direction is the\n"
-    << "      # bottleneck when the aggregate stays flat): copies queue in order.\n"
-    << "      sharing: fifo\n";
-  y << "tlb:\n";
-  y << "  # One dependent ld.global.cg load per 2 MiB page, random page order, line offset\n"
-    << "  # varied within the page, against span (ns per load, median of repeats):\n";
-  for (const TlbPoint& p : r.tlb) {
-    line("  #   %4llu GiB = %6llu pages: %s", static_cast<unsigned long long>(p.span_bytes / kGiB),
-         static_cast<unsigned long long>(p.pages), spread_text(p.ns, "ns").c_str());
+  if (r.ran("chase")) {
+    y << "l2:\n";
+    line("  # cudaDeviceProp::l2CacheSize; persistingL2CacheMaxSize = %llu B.",
+         static_cast<unsigned long long>(r.device.persisting_l2_max_bytes));
+    line("  capacity: %lluB", static_cast<unsigned long long>(r.device.l2_bytes));
+    y << "  line_size: 128B       # the architecture's (not measured)\n  sector_size: 32B\n"
+      << "  associativity: 16     # not documented, not measured: placeholder\n  persisting: 0B\n";
+    y << "  # Dependent-load latency against working set (256 B stride, random cycle, L1 bypassed):\n";
+    for (const ChasePoint& p : r.chase) {
+      line("  #   %8llu KiB: %s; %.0f cycles", static_cast<unsigned long long>(p.working_set_bytes / kKiB),
+           spread_text(p.ns, "ns").c_str(), p.cycles.median);
+    }
+    line("  # SM clock during the chases: %.3f GHz (cycles / ns).", r.sm_clock_ghz);
+    if (l2 && hbm) {
+      line("  # hit: the %llu KiB working set (L2-resident; near and far partitions averaged by",
+           static_cast<unsigned long long>(l2->working_set_bytes / kKiB));
+      y << "  # the random order); miss: the largest working set (HBM).\n";
+      line("  hit_latency: %s", ns_text(l2->ns.median).c_str());
+      line("  miss_latency: %s", ns_text(hbm->ns.median).c_str());
+    }
+    y << "  sampled_sets: auto  # set sampling (sim/engine/l2_model.h); 0 = every set\n";
   }
-  if (r.tlb_reach_pages > 0) {
-    line("  # Reach: latency within 5 ns of the smallest span up to %llu pages; past it, the",
-         static_cast<unsigned long long>(r.tlb_reach_pages));
-    line("  # rise divided by the LRU miss ratio 1 - reach/pages gives %.0f ns per miss (mean).", r.tlb_miss_penalty_ns);
-    line("  entries: %llu", static_cast<unsigned long long>(r.tlb_reach_pages));
-    line("  page_size: 2MiB");
-    line("  miss_penalty: %s", ns_text(r.tlb_miss_penalty_ns).c_str());
-  } else {
-    y << "  # No latency rise within the spans measured: the reach is beyond them; TLB off.\n"
-      << "  entries: 0\n  page_size: 2MiB\n  miss_penalty: 0ns\n";
+  if (r.ran("contention")) {
+    y << "contention:\n";
+    y << "  # Probe: 8192 dependent loads over a 32 MiB hot set (warmed into L2) placed after N MiB\n"
+      << "  # of other blocks in the same device pool, timed after those N MiB were read once:\n";
+    for (const ContentionPoint& p : r.contention) {
+      line("  #   N = %6llu MiB: %s", static_cast<unsigned long long>(p.other_bytes / kMiB), spread_text(p.ns, "ns").c_str());
+    }
+    line("  # Least-squares slope per repeat: median %.5f ns/MiB, min %.5f, max %.5f.",
+         r.contention_slope_ns_per_mib.median, r.contention_slope_ns_per_mib.min, r.contention_slope_ns_per_mib.max);
+    if (r.contention.size() >= 2) {
+      line("  # Rise from N = 0 to the largest N: %.1f ns (the hot set's L2 lines are evicted by the",
+           r.contention.back().ns.median - r.contention.front().ns.median);
+      y << "  # others' traffic; the rise is bounded by the HBM latency, so a linear term holds only\n"
+        << "  # within the measured range).\n";
+    }
+    if (r.contention_slope_measurable) {
+      line("  # Every repeat's slope has the same sign: a measurable slope (the seed claims 4.3).");
+      line("  ns_per_mib: %.5f", r.contention_slope_ns_per_mib.median);
+    } else {
+      y << "  # The repeats' slopes straddle 0: no measurable slope (the seed claims 4.3 ns/MiB).\n"
+        << "  ns_per_mib: 0\n";
+    }
+    y << "  baseline: 0B\n";
   }
-  y << "l2:\n";
-  line("  # cudaDeviceProp::l2CacheSize; persistingL2CacheMaxSize = %llu B.",
-       static_cast<unsigned long long>(r.device.persisting_l2_max_bytes));
-  line("  capacity: %lluB", static_cast<unsigned long long>(r.device.l2_bytes));
-  y << "  line_size: 128B       # the architecture's (not measured)\n  sector_size: 32B\n"
-    << "  associativity: 16     # not documented, not measured: placeholder\n  persisting: 0B\n";
-  y << "  # Dependent-load latency against working set (256 B stride, random cycle, L1 bypassed):\n";
-  for (const ChasePoint& p : r.chase) {
-    line("  #   %8llu KiB: %s; %.0f cycles", static_cast<unsigned long long>(p.working_set_bytes / kKiB),
-         spread_text(p.ns, "ns").c_str(), p.cycles.median);
+  if (r.ran("hbm")) {
+    line("# HBM streaming read (4 GiB, consume kernel): %s.", spread_text(r.hbm_read_gb_per_s, "GB/s", 0).c_str());
   }
-  line("  # SM clock during the chases: %.3f GHz (cycles / ns).", r.sm_clock_ghz);
-  if (l2 && hbm) {
-    line("  # hit: the %llu KiB working set (L2-resident; near and far partitions averaged by",
-         static_cast<unsigned long long>(l2->working_set_bytes / kKiB));
-    y << "  # the random order); miss: the largest working set (HBM).\n";
-    line("  hit_latency: %s", ns_text(l2->ns.median).c_str());
-    line("  miss_latency: %s", ns_text(hbm->ns.median).c_str());
-  }
-  y << "  sampled_sets: auto  # set sampling (sim/engine/l2_model.h); 0 = every set\n";
-  y << "contention:\n";
-  y << "  # Probe: 8192 dependent loads over a 32 MiB hot set (warmed into L2) placed after N MiB\n"
-    << "  # of other blocks in the same device pool, timed after those N MiB were read once:\n";
-  for (const ContentionPoint& p : r.contention) {
-    line("  #   N = %6llu MiB: %s", static_cast<unsigned long long>(p.other_bytes / kMiB), spread_text(p.ns, "ns").c_str());
-  }
-  line("  # Least-squares slope per repeat: median %.5f ns/MiB, min %.5f, max %.5f.",
-       r.contention_slope_ns_per_mib.median, r.contention_slope_ns_per_mib.min, r.contention_slope_ns_per_mib.max);
-  if (r.contention.size() >= 2) {
-    line("  # Rise from N = 0 to the largest N: %.1f ns (the hot set's L2 lines are evicted by the",
-         r.contention.back().ns.median - r.contention.front().ns.median);
-    y << "  # others' traffic; the rise is bounded by the HBM latency, so a linear term holds only\n"
-      << "  # within the measured range).\n";
-  }
-  if (r.contention_slope_measurable) {
-    line("  # Every repeat's slope has the same sign: a measurable slope (the seed claims 4.3).");
-    line("  ns_per_mib: %.5f", r.contention_slope_ns_per_mib.median);
-  } else {
-    y << "  # The repeats' slopes straddle 0: no measurable slope (the seed claims 4.3 ns/MiB).\n"
-      << "  ns_per_mib: 0\n";
-  }
-  y << "  baseline: 0B\n";
-  line("# HBM streaming read (4 GiB, consume kernel): %s.", spread_text(r.hbm_read_gb_per_s, "GB/s", 0).c_str());
+  if (r.ran("execution") || r.ran("copies") || r.ran("concurrent")) execution_yaml(y, r);
   return y.str();
 }
 
