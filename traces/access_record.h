@@ -5,15 +5,20 @@
 #pragma once
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "sim/core/units.h"
 #include "traces/access_op.h"
+#include "traces/program.h"
 
 namespace flashsim {
 
-inline constexpr int kTraceSchemaVersion = 1;
+/// The newest schema this build reads and writes; version 2 adds the program
+/// (traces/program.h). A trace without a program is written as version 1.
+inline constexpr int kTraceSchemaVersion = 2;
+inline constexpr int kTraceSchemaVersionOldest = 1;
 
 enum class Phase : std::uint8_t { unknown = 0, prefill = 1, decode = 2 };
 
@@ -74,7 +79,7 @@ struct OperatorEntry {
 
 /// File-level facts about a trace.
 struct TraceMeta {
-  int schema_version = kTraceSchemaVersion;
+  int schema_version = kTraceSchemaVersionOldest;  ///< 2 when `program` is set
   std::string source;          ///< where it came from: importer and input file, or generator
   std::uint64_t record_count = 0;
   bool has_next_use = false;   ///< next_use_index was precomputed
@@ -82,6 +87,9 @@ struct TraceMeta {
   /// Per-token operator order (index = operator_id); empty when the trace
   /// did not come from a model (recorded traces).
   std::vector<OperatorEntry> operators;
+  /// Schema v2: the program the accesses came from (a live capture); null
+  /// for traces without one. Shared: metas are copied freely.
+  std::shared_ptr<const Program> program;
 };
 
 }  // namespace flashsim

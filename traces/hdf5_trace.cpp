@@ -7,6 +7,7 @@
 #include "sim/core/errors.h"
 #include "traces/atomic_file.h"
 #include "traces/hdf5_io.h"
+#include "traces/hdf5_program.h"
 
 namespace flashsim {
 
@@ -313,9 +314,10 @@ Hdf5TraceWriter::Hdf5TraceWriter(std::filesystem::path path, TraceMeta meta, Hdf
   if (options.deflate_level < 0 || options.deflate_level > 9) {
     throw Error("Hdf5TraceWriter: deflate_level must be in 0..9");
   }
-  if (meta.schema_version != kTraceSchemaVersion) {
+  if (meta.schema_version < kTraceSchemaVersionOldest || meta.schema_version > kTraceSchemaVersion) {
     throw Error("Hdf5TraceWriter: cannot write schema version " + std::to_string(meta.schema_version) +
-                " (this build writes " + std::to_string(kTraceSchemaVersion) + ")");
+                " (this build writes " + std::to_string(kTraceSchemaVersionOldest) + " to " +
+                std::to_string(kTraceSchemaVersion) + ")");
   }
   state_ = std::make_unique<State>(std::move(path), std::move(meta), options);
   h5::QuietErrors quiet;
@@ -372,13 +374,15 @@ void Hdf5TraceWriter::finish() {
       if (!s.datasets[k] && s.wanted(k, false)) s.create(k);
     }
     const hid_t root = s.file.get();
-    h5::write_attr_int(root, "schema_version", H5T_STD_I32LE, kTraceSchemaVersion);
+    // Version 1 unless there is a program to write (v1 readers keep working).
+    h5::write_attr_int(root, "schema_version", H5T_STD_I32LE, s.meta.program ? 2 : kTraceSchemaVersionOldest);
     h5::write_attr_string(root, "source", s.meta.source);
     h5::write_attr_string(root, "units", kTraceUnits);
     h5::write_attr_int(root, "record_count", H5T_STD_U64LE, static_cast<std::int64_t>(s.written));
     h5::write_attr_int(root, "has_next_use", H5T_STD_U8LE, s.meta.has_next_use ? 1 : 0);
     write_catalog(root, s.meta.catalog);
     write_operators(root, s.meta.operators);
+    if (s.meta.program) write_program(root, *s.meta.program);
     // Everything reaches the disk while all objects are open; only then close
     // (hdf5_io.h, "closing files being written").
     h5::flush_file(root, "flushing");
@@ -470,9 +474,9 @@ Hdf5TraceSource::Hdf5TraceSource(std::filesystem::path path, std::size_t window_
   const hid_t root = s.file.get();
   const auto version = h5::read_attr_int(root, "schema_version");
   if (!version) throw InputError(s.where + ": attribute schema_version is missing (not a flashsim trace?)");
-  if (*version != kTraceSchemaVersion) {
+  if (*version < kTraceSchemaVersionOldest || *version > kTraceSchemaVersion) {
     throw InputError(s.where + ": schema_version " + std::to_string(*version) + " is not supported (this build reads " +
-                     std::to_string(kTraceSchemaVersion) + ")");
+                     std::to_string(kTraceSchemaVersionOldest) + " to " + std::to_string(kTraceSchemaVersion) + ")");
   }
   s.meta.schema_version = static_cast<int>(*version);
   const auto count = h5::read_attr_int(root, "record_count");
@@ -505,6 +509,7 @@ Hdf5TraceSource::Hdf5TraceSource(std::filesystem::path path, std::size_t window_
   }
   s.meta.catalog = read_catalog(root, s.where);
   s.meta.operators = read_operators(root, s.where);
+  if (*version >= 2) s.meta.program = read_program(root, s.where, s.meta.record_count);
   s.window = static_cast<std::size_t>(std::min<std::uint64_t>(s.window, std::max<std::uint64_t>(1, s.meta.record_count)));
   s.columns.resize(fields.size());
   for (std::size_t k = 0; k < fields.size(); ++k) {

@@ -17,6 +17,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <cupti.h>
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -24,6 +25,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <set>
 #include <string>
 
 #include "traces/importers/cupti_raw.h"
@@ -42,7 +44,9 @@ static_assert(static_cast<int>(fc::MemoryOperation::release) == CUPTI_ACTIVITY_M
 
 namespace {
 
-constexpr std::size_t kBufferBytes = 8u << 20;
+// API records make most of a program's records (~40 B each): 32 MiB buffers
+// hold about 800k, so a long program completes few buffers.
+constexpr std::size_t kBufferBytes = 32u << 20;
 
 struct Capture {
   std::mutex mutex;
@@ -165,6 +169,48 @@ const CUpti_CallbackId kRuntimeCallbacks[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaHostRegister_v4000,  CUPTI_RUNTIME_TRACE_CBID_cudaHostUnregister_v4000,
 };
 
+// Driver calls whose arguments are recorded (plus host registrations). Only
+// these get callbacks: which driver call ran inside which runtime call is
+// read off the API activity records afterwards (derive_links_from_apis), so
+// the rest of the driver domain costs no callback.
+const CUpti_CallbackId kDriverCallbacks[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2_ptds,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeer,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeer_ptds,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2_ptds,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2_ptds,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2_ptds,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister,
+    CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister,
+};
+
 void add_host_register(bool registered, std::uint64_t address, std::uint64_t bytes) {
   std::uint64_t now = 0;
   cuptiGetTimestamp(&now);
@@ -200,8 +246,6 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     return;
   }
   if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
-  // The whole driver domain is enabled (so that driver calls made inside a
-  // tracked runtime call are linked to it); most calls return here.
   if (cb->callbackSite == CUPTI_API_EXIT) {
     if ((cbid == CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister_v2 || cbid == CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister) &&
         *static_cast<const CUresult*>(cb->functionReturnValue) == CUDA_SUCCESS && t_runtime_correlation == 0) {
@@ -308,6 +352,50 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
         raw.kernels.push_back(std::move(r));
         break;
       }
+      case CUPTI_ACTIVITY_KIND_RUNTIME:
+      case CUPTI_ACTIVITY_KIND_DRIVER: {
+        const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(record);
+        fc::RawApi r;
+        r.correlation_id = a->correlationId;
+        r.domain = record->kind == CUPTI_ACTIVITY_KIND_RUNTIME ? fc::ApiDomain::runtime : fc::ApiDomain::driver;
+        r.cbid = a->cbid;
+        r.start_ns = a->start;
+        r.end_ns = a->end < a->start ? a->start : a->end;
+        r.thread = a->threadId;
+        raw.apis.push_back(r);
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+        const auto* y = reinterpret_cast<const CUpti_ActivitySynchronization2*>(record);
+        fc::RawSync r;
+        r.type = static_cast<fc::SyncType>(y->type <= 4 ? y->type : 0);
+        r.start_ns = y->start;
+        r.end_ns = y->end < y->start ? y->start : y->end;
+        r.correlation_id = y->correlationId;
+        r.context_id = y->contextId;
+        r.stream_id = y->streamId;
+        r.event_id = y->cudaEventId;
+        raw.syncs.push_back(r);
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_CUDA_EVENT: {
+        const auto* v = reinterpret_cast<const CUpti_ActivityCudaEvent2*>(record);
+        raw.event_records.push_back(fc::RawEventRecord{v->correlationId, v->contextId, v->streamId, v->eventId});
+        break;
+      }
+      case CUPTI_ACTIVITY_KIND_MARKER: {
+        const auto* m = reinterpret_cast<const CUpti_ActivityMarker2*>(record);
+        fc::RawMarker r;
+        r.flags = static_cast<std::uint32_t>(m->flags);
+        r.timestamp_ns = m->timestamp;
+        r.thread = m->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? m->objectId.pt.threadId : 0;
+        r.name = m->name != nullptr && *m->name != '\0' ? m->name : "?";
+        for (char& ch : r.name) {
+          if (ch == '\n' || ch == '\r') ch = ' ';
+        }
+        raw.markers.push_back(std::move(r));
+        break;
+      }
       case CUPTI_ACTIVITY_KIND_MEMORY2: {
         const auto* m = reinterpret_cast<const CUpti_ActivityMemory4*>(record);
         fc::RawMemory r;
@@ -333,6 +421,20 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
 
 // --- exit: flush and write ---
 
+// Names of the callback ids seen, so that the converter (CUDA-free) can tell
+// a launch from a synchronisation without CUPTI's tables.
+void add_api_names(fc::RawCapture& raw) {
+  std::set<std::pair<int, std::uint32_t>> seen;
+  for (const fc::RawApi& a : raw.apis) seen.emplace(static_cast<int>(a.domain), a.cbid);
+  for (const auto& [domain, cbid] : seen) {
+    const char* name = nullptr;
+    const CUpti_CallbackDomain d = domain == 0 ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API;
+    if (cuptiGetCallbackName(d, cbid, &name) != CUPTI_SUCCESS || name == nullptr) continue;
+    raw.api_names.push_back(fc::RawApiName{static_cast<fc::ApiDomain>(domain), cbid, name});
+  }
+}
+
+
 void write_capture() {
   if (g_capture == nullptr || g_capture->written) return;
   if (const CUptiResult r = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); r != CUPTI_SUCCESS) {
@@ -340,6 +442,7 @@ void write_capture() {
   }
   std::lock_guard<std::mutex> lock(g_capture->mutex);
   g_capture->written = true;
+  add_api_names(g_capture->raw);
   const char* dir = std::getenv("FLASHSIM_CAPTURE_DIR");
   const std::string base = std::string(dir != nullptr && *dir != '\0' ? dir : ".") + "/capture-" +
                            std::to_string(static_cast<long long>(getpid())) + ".raw";
@@ -355,6 +458,15 @@ void write_capture() {
     std::fprintf(stderr, "flashsim capture: writing %s failed: %s\n", base.c_str(), std::strerror(errno));
     std::remove(temp.c_str());
   }
+}
+
+// NVTX markers reach CUPTI only when NVTX_INJECTION64_PATH names libcupti:
+// set it (unless the user did) before the program's first NVTX call, which
+// comes after CUDA's initialisation in the programs of interest.
+void enable_nvtx_injection() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&cuptiSubscribe), &info) == 0 || info.dli_fname == nullptr) return;
+  setenv("NVTX_INJECTION64_PATH", info.dli_fname, 0);
 }
 
 bool check(const char* what, CUptiResult r) {
@@ -374,12 +486,18 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     ok = ok && check("cuptiEnableCallback",
                      cuptiEnableCallback(1, g_capture->subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid));
   }
-  ok = ok && check("cuptiEnableDomain(driver)", cuptiEnableDomain(1, g_capture->subscriber, CUPTI_CB_DOMAIN_DRIVER_API));
+  for (const CUpti_CallbackId cbid : kDriverCallbacks) {
+    ok = ok && check("cuptiEnableCallback",
+                     cuptiEnableCallback(1, g_capture->subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid));
+  }
   ok = ok && check("cuptiActivityRegisterCallbacks", cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed));
-  for (const CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
-                                        CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMORY2}) {
+  for (const CUpti_ActivityKind kind :
+       {CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+        CUPTI_ACTIVITY_KIND_MEMORY2, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
+        CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_CUDA_EVENT, CUPTI_ACTIVITY_KIND_MARKER}) {
     ok = ok && check("cuptiActivityEnable", cuptiActivityEnable(kind));
   }
+  enable_nvtx_injection();
   // Registered after the CUDA runtime's own exit handlers, so it runs first.
   std::atexit(write_capture);
   if (!ok) std::fprintf(stderr, "flashsim capture: CUPTI setup failed; the capture will be incomplete\n");

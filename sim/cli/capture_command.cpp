@@ -18,6 +18,7 @@
 #include "sim/core/unit_parse.h"
 #include "traces/importers/capture_launch.h"
 #include "traces/importers/cupti_capture.h"
+#include "traces/importers/cupti_program.h"
 #include "traces/trace_formats.h"
 
 namespace flashsim::cli {
@@ -76,7 +77,7 @@ int capture_command(int argc, char** argv) {
   CLI::App app{"Run COMMAND under CUPTI and write its host<->device copies as a trace (docs/capture.md)",
                "flashsim capture"};
   std::string out = "capture.h5", block_bytes = "0", directions = "h2d,d2h", compute = "kernels",
-              tokens = "marker", events, keep_raw, library;
+              tokens = "marker", events, keep_raw, library, step_marker = "flashsim.step", step_kernel;
   std::vector<std::string> command;
   app.add_option("-o,--out", out, "trace to write: .h5 (canonical) or .csv")->capture_default_str();
   app.add_option("--block-bytes", block_bytes,
@@ -91,6 +92,9 @@ int capture_command(int argc, char** argv) {
   app.add_option("--tokens", tokens, "token_index: marker (a pass starts at each read of the most-read block) or none")
       ->capture_default_str()
       ->check(CLI::IsMember({"marker", "none"}));
+  app.add_option("--step-marker", step_marker, "NVTX mark (torch.cuda.nvtx.mark) that starts a step of the program")
+      ->capture_default_str();
+  app.add_option("--step-kernel", step_kernel, "without step marks: a kernel-name substring that starts a step");
   app.add_option("--events", events, "also write every copy, memset and kernel with its regions as CSV");
   app.add_option("--keep-raw", keep_raw, "keep the raw per-process records in this folder (format: cupti)");
   app.add_option("--library", library, std::string("the injection library (default: ") +
@@ -138,13 +142,20 @@ int capture_command(int argc, char** argv) {
   }
   capture::ConvertedCapture converted =
       capture::convert_capture(processes, options, "capture:" + joined(command));
+  capture::ProgramOptions program_options;
+  program_options.step_marker = step_marker;
+  program_options.step_kernel = step_kernel;
+  capture::ProgramReport program_report;
+  capture::attach_program(converted, processes, program_options, "capture:" + joined(command), &program_report);
   {
     auto sink = create_trace_sink(out_path, converted.meta);
     sink->write(converted.records);
     sink->finish();
   }
   if (!events.empty()) capture::write_capture_events_csv(events, converted);
-  std::cout << capture::describe(converted.report) << "wrote " << out_path.string() << "\n";
+  std::cout << capture::describe(converted.report);
+  if (converted.meta.program) std::cout << capture::describe(program_report) << "\n";
+  std::cout << "wrote " << out_path.string() << "\n";
   if (!events.empty()) std::cout << "wrote " << events << "\n";
   if (!keep_raw.empty()) std::cout << "raw records kept in " << keep_raw << " (flashsim trace import cupti ...)\n";
   return 0;

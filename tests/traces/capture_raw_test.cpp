@@ -70,6 +70,12 @@ RawCapture sample() {
   c.host_registers.push_back({true, 0x1000, 8192, 1});
   c.host_registers.push_back({false, 0x1000, 0, 2});
   c.dropped_records = 3;
+  c.apis.push_back(RawApi{6, ApiDomain::runtime, 211, 4, 30, 77});
+  c.apis.push_back(RawApi{7, ApiDomain::driver, 279, 5, 25, 77});
+  c.syncs.push_back(RawSync{SyncType::stream_wait_event, 40, 41, 10, 1, 14, 3});
+  c.event_records.push_back(RawEventRecord{11, 1, 13, 3});
+  c.markers.push_back(RawMarker{kMarkerInstantaneous, 35, 77, "flashsim.step 1"});
+  c.api_names.push_back(RawApiName{ApiDomain::runtime, 211, "cudaMemcpyAsync_v3020"});
   return c;
 }
 
@@ -87,7 +93,7 @@ TEST(CaptureRaw, RoundTripKeepsEveryField) {
   test::TempDir dir;
   const RawCapture c = sample();
   const std::string text = write_to_string(c, dir / "a.raw");
-  EXPECT_EQ(text.substr(0, text.find('\n')), "flashsim-capture-raw 1 4242");
+  EXPECT_EQ(text.substr(0, text.find('\n')), "flashsim-capture-raw 2 4242");
   const RawCapture r = read_raw_capture(dir / "a.raw");
   EXPECT_EQ(r.pid, 4242);
   ASSERT_EQ(r.copies.size(), 1u);
@@ -112,8 +118,49 @@ TEST(CaptureRaw, RoundTripKeepsEveryField) {
   ASSERT_EQ(r.host_registers.size(), 2u);
   EXPECT_FALSE(r.host_registers[1].registered);
   EXPECT_EQ(r.dropped_records, 3u);
+  ASSERT_EQ(r.apis.size(), 2u);
+  EXPECT_EQ(r.apis[1].domain, ApiDomain::driver);
+  EXPECT_EQ(r.apis[1].thread, 77u);
+  EXPECT_EQ(r.apis[0].end_ns, 30u);
+  ASSERT_EQ(r.syncs.size(), 1u);
+  EXPECT_EQ(r.syncs[0].type, SyncType::stream_wait_event);
+  EXPECT_EQ(r.syncs[0].stream_id, 14u);
+  EXPECT_EQ(r.syncs[0].event_id, 3u);
+  ASSERT_EQ(r.event_records.size(), 1u);
+  EXPECT_EQ(r.event_records[0].stream_id, 13u);
+  ASSERT_EQ(r.markers.size(), 1u);
+  EXPECT_EQ(r.markers[0].name, "flashsim.step 1");  // spaces survive
+  ASSERT_EQ(r.api_names.size(), 1u);
+  EXPECT_EQ(r.api_names[0].name, "cudaMemcpyAsync_v3020");
   // Rewriting what was read gives the same bytes.
   EXPECT_EQ(write_to_string(r, dir / "b.raw"), text);
+}
+
+void expect_error(const std::filesystem::path& path, const std::string& text, const std::string& needle);
+
+TEST(CaptureRaw, Version1FilesStillReadAndLinksComeFromApiTiming) {
+  test::TempDir dir;
+  {
+    std::ofstream out(dir / "v1.raw");
+    out << "flashsim-capture-raw 1 5\nX 6 R 41 copy 0x10 0x20 8 1\nE 0 0 0 0 1 0 0 0\n";
+  }
+  const RawCapture v1 = read_raw_capture(dir / "v1.raw");
+  EXPECT_EQ(v1.api_calls.size(), 1u);
+  EXPECT_TRUE(v1.apis.empty());
+  // A version-1 file must not carry version-2 records.
+  expect_error(dir / "x.raw", "flashsim-capture-raw 1 5\nA 6 R 41 1 2 3\nE 0 0 0 0 0 0 0 0\n", "unknown record tag 'A'");
+
+  // The driver call 7 ran inside runtime call 6 on thread 77; driver call 9
+  // on another thread did not; driver call 8 started inside 6 but ended after it.
+  RawCapture c;
+  c.apis.push_back(RawApi{6, ApiDomain::runtime, 1, 100, 200, 77});
+  c.apis.push_back(RawApi{7, ApiDomain::driver, 2, 110, 190, 77});
+  c.apis.push_back(RawApi{8, ApiDomain::driver, 2, 150, 250, 77});
+  c.apis.push_back(RawApi{9, ApiDomain::driver, 2, 120, 130, 78});
+  derive_links_from_apis(c);
+  ASSERT_EQ(c.links.size(), 1u);
+  EXPECT_EQ(c.links[0].driver_correlation_id, 7u);
+  EXPECT_EQ(c.links[0].runtime_correlation_id, 6u);
 }
 
 void expect_error(const std::filesystem::path& path, const std::string& text, const std::string& needle) {
@@ -138,7 +185,7 @@ TEST(CaptureRaw, CutShortOrCorruptFilesNameTheLine) {
   bad_count.replace(bad_count.rfind("E 1"), 3, "E 2");
   expect_error(dir / "x.raw", bad_count, "file cut short");
   expect_error(dir / "x.raw", "flashsim-capture-raw 1 1\nZ 1 2\n", "x.raw:2: unknown record tag 'Z'");
-  expect_error(dir / "x.raw", "flashsim-capture-raw 2 1\n", "format version 2");
+  expect_error(dir / "x.raw", "flashsim-capture-raw 3 1\n", "format version 3");
   expect_error(dir / "x.raw", "hello\n", "not a flashsim capture file");
   expect_error(dir / "x.raw", "", "empty file");
   expect_error(dir / "x.raw", "flashsim-capture-raw 1 1\nC 1 2 1 2 3 100 50 10 0 0 0\nE 1 0 0 0 0 0 0 0\n",

@@ -129,17 +129,17 @@ void weight_trace_from_copies(std::vector<CopyEvent> events, const KinetoImportO
   ByteCount pass_start = options.pass_start_bytes;
   const MemcpyEvent* previous = nullptr;
   for (const MemcpyEvent& e : events) {
-    if (e.direction == Direction::htod) {
+    if (e.direction == Direction::h2d) {
       ++rep.htod_copies;
       rep.htod_bytes += e.bytes;
       if (passes.empty()) {
         if (pass_start == 0) pass_start = e.bytes;
         passes.emplace_back();
-      } else if (e.bytes == pass_start && previous != nullptr && previous->direction == Direction::dtoh) {
+      } else if (e.bytes == pass_start && previous != nullptr && previous->direction == Direction::d2h) {
         passes.emplace_back();
       }
       passes.back().push_back(&e);
-    } else if (e.direction == Direction::dtoh) {
+    } else if (e.direction == Direction::d2h) {
       ++rep.dtoh_copies;
       rep.dtoh_bytes += e.bytes;
     } else {

@@ -6,6 +6,7 @@
 // in a pass: every such copy is an access of block "host@0x<address>:<bytes>"
 // (the rule of `flashsim capture`), and no copy is judged an input.
 #pragma once
+#include "traces/program.h"  // CopyDirection
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -15,7 +16,6 @@
 
 namespace flashsim {
 
-enum class CopyDirection { htod, dtoh, other };
 
 struct CopyEvent {
   CopyDirection direction = CopyDirection::other;

@@ -295,7 +295,10 @@ ConvertedCapture convert_capture(const std::vector<RawCapture>& processes, const
       e.src_kind = r->src_kind;
       e.dst_kind = r->dst_kind;
       e.stream = r->stream_id;
+      e.raw_stream = r->stream_id;
       e.device = r->device_id;
+      e.correlation_id = r->correlation_id;
+      e.runtime_correlation_id = r->runtime_correlation_id;
       std::uint64_t host_ns = r->start_ns;
       if (const RawApiCall* a = join.find(r->correlation_id, r->runtime_correlation_id); a != nullptr) {
         const std::uint64_t offset = join.take(a, r->bytes);
@@ -366,7 +369,9 @@ ConvertedCapture convert_capture(const std::vector<RawCapture>& processes, const
       e.bytes = r.bytes;
       e.dst_kind = r.memory_kind;
       e.stream = r.stream_id;
+      e.raw_stream = r.stream_id;
       e.device = r.device_id;
+      e.correlation_id = r.correlation_id;
       std::uint64_t host_ns = r.start_ns;
       if (const RawApiCall* a = join.find(r.correlation_id, 0); a != nullptr) {
         e.dst = a->dst + join.take(a, r.bytes);
@@ -403,7 +408,9 @@ ConvertedCapture convert_capture(const std::vector<RawCapture>& processes, const
       e.start_ns = static_cast<std::int64_t>(r.start_ns);
       e.end_ns = static_cast<std::int64_t>(r.end_ns);
       e.stream = r.stream_id;
+      e.raw_stream = r.stream_id;
       e.device = r.device_id;
+      e.correlation_id = r.correlation_id;
       e.name = r.name;
       std::copy(std::begin(r.grid), std::end(r.grid), e.grid);
       std::copy(std::begin(r.block), std::end(r.block), e.block);
@@ -472,6 +479,7 @@ ConvertedCapture convert_capture(const std::vector<RawCapture>& processes, const
       r.offset = offset;
       out.records.push_back(r);
       record_end.push_back(k.end_ns);
+      ++e.record_count;
     };
     if (options.block_bytes == 0) {
       emit(block_of(k, k.address, k.address + k.bytes, region), k.address, k.bytes, 0);
@@ -546,6 +554,7 @@ ConvertedCapture convert_capture(const std::vector<RawCapture>& processes, const
   rep.marker_block = marker;
   rep.span_ns = static_cast<Nanoseconds>(std::max(last_end, busy.last_end()) - origin);
   out.regions = std::move(regions.regions);
+  out.origin_ns = origin;
   out.meta.record_count = n;
   out.meta.source = source;
   return out;

@@ -100,6 +100,10 @@ struct CaptureEvent {
   std::string name;                    ///< kernel name
   std::int32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
   std::uint64_t first_record = kNoAddress;  ///< index of its first access record; kNoAddress = not in the trace
+  std::uint32_t record_count = 0;           ///< access records it became (block_bytes pieces)
+  std::uint32_t correlation_id = 0;         ///< of the API call that issued it (CUPTI's, as recorded)
+  std::uint32_t runtime_correlation_id = 0; ///< copies: of the runtime call (0: none)
+  std::uint32_t raw_stream = 0;             ///< CUPTI's stream id (stream is the dense index)
 };
 
 /// What was seen and what was kept.
@@ -126,6 +130,7 @@ struct ConvertedCapture {
   std::vector<CaptureEvent> events;
   std::vector<Region> regions;
   CaptureReport report;
+  std::uint64_t origin_ns = 0;  ///< CUPTI time of the records' time 0 (the first kept copy's start)
 };
 
 /// Converts the raw captures of one run (one per process) by the rules

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "traces/importers/cupti_capture.h"
+#include "traces/importers/cupti_program.h"
 #include "traces/trace_formats.h"
 
 namespace flashsim {
@@ -24,6 +25,10 @@ std::unique_ptr<ITraceSource> open_cupti(const ParamValues& p, const TraceOpenCo
     raw.push_back(capture::read_raw_capture(c.path));
   }
   capture::ConvertedCapture converted = capture::convert_capture(raw, o, "cupti:" + c.path.string());
+  capture::ProgramOptions po;
+  po.step_marker = p.text("step_marker");
+  po.step_kernel = p.text("step_kernel");
+  capture::attach_program(converted, raw, po, "cupti:" + c.path.string());
   return std::make_unique<MemoryTraceSource>(std::move(converted.meta), std::move(converted.records));
 }
 
@@ -37,7 +42,11 @@ FLASHSIM_REGISTER_TRACE_FORMAT((TraceFormatRegistry::Entry{
      {"compute", ParamType::choice, "kernels", "compute_ns per access: kernels (busy time), gap, none", -1e300, 1e300,
       {"kernels", "gap", "none"}},
      {"tokens", ParamType::choice, "marker", "token_index: marker (a pass per read of the most-read block) or none",
-      -1e300, 1e300, {"marker", "none"}}},
+      -1e300, 1e300, {"marker", "none"}},
+     {"step_marker", ParamType::text, "flashsim.step", "NVTX mark that starts a step of the program", -1e300, 1e300,
+      {}},
+     {"step_kernel", ParamType::text, "", "without step marks: a kernel-name substring that starts a step", -1e300,
+      1e300, {}}},
     open_cupti}));
 
 }  // namespace

@@ -6,9 +6,10 @@
 // the simulator; the enumerations carry CUPTI's own numeric values (the
 // library static_asserts that they match).
 //
-// File format "flashsim-capture-raw 1" (text, one record per line, fields
-// separated by one space, integers decimal, addresses 0x-hex):
-//   flashsim-capture-raw 1 <pid>                                   (first line)
+// File format "flashsim-capture-raw 2" (text, one record per line, fields
+// separated by one space, integers decimal, addresses 0x-hex; version 1 files,
+// without the A/Y/V/N/Q records and with the shorter E line, still read):
+//   flashsim-capture-raw 2 <pid>                                   (first line)
 //   C corr runtime_corr copy_kind src_kind dst_kind bytes start end device context stream
 //   S corr memory_kind bytes start end device context stream       (memset)
 //   K corr start end device context stream gx gy gz bx by bz name  (name: rest of line)
@@ -16,7 +17,13 @@
 //   X corr domain(R|D) cbid what(copy|memset) dst src bytes host_ts (API call arguments)
 //   L driver_corr runtime_corr                                     (driver call inside a runtime call)
 //   H operation(register|unregister) address bytes host_ts          (host-registered range)
-//   E copies memsets kernels memory api links host dropped          (last line: counts, dropped = CUPTI's)
+//   A corr domain(R|D) cbid start end thread                       (every API call: host enter/exit)
+//   Y type start end corr context stream event                     (synchronisation, SyncType values)
+//   V corr context stream event                                    (cudaEventRecord: event on stream)
+//   N flags timestamp thread name                                  (NVTX marker; name: rest of line)
+//   Q domain(R|D) cbid name                                        (name of a callback id seen in A)
+//   E copies memsets kernels memory api links host dropped [apis syncs events markers names]
+//                                                                  (last line: counts, dropped = CUPTI's)
 // Times are CUPTI timestamps in ns (one clock for activity and API records).
 // A file without its E line, or whose counts disagree, was cut short.
 #pragma once
@@ -29,7 +36,7 @@
 namespace flashsim::capture {
 
 inline constexpr const char* kRawMagic = "flashsim-capture-raw";
-inline constexpr int kRawVersion = 1;
+inline constexpr int kRawVersion = 2;
 
 /// CUpti_ActivityMemcpyKind values.
 enum class CopyKind : std::uint8_t {
@@ -115,6 +122,55 @@ struct RawHostRegister {
   std::uint64_t host_ns = 0;
 };
 
+/// One host API call (CUPTI_ACTIVITY_KIND_RUNTIME / DRIVER): what the host
+/// thread did and for how long, in order.
+struct RawApi {
+  std::uint32_t correlation_id = 0;
+  ApiDomain domain = ApiDomain::runtime;
+  std::uint32_t cbid = 0;
+  std::uint64_t start_ns = 0, end_ns = 0;  ///< host enter/exit (CUPTI clock)
+  std::uint32_t thread = 0;                ///< OS thread id
+};
+
+/// CUpti_ActivitySynchronizationType values.
+enum class SyncType : std::uint8_t {
+  unknown = 0, event_synchronize = 1, stream_wait_event = 2, stream_synchronize = 3, context_synchronize = 4
+};
+
+/// A synchronisation API call (CUPTI_ACTIVITY_KIND_SYNCHRONIZATION).
+struct RawSync {
+  SyncType type = SyncType::unknown;
+  std::uint64_t start_ns = 0, end_ns = 0;
+  std::uint32_t correlation_id = 0, context_id = 0;
+  std::uint32_t stream_id = 0;  ///< the waiting / synchronised stream (unused for context sync)
+  std::uint32_t event_id = 0;   ///< event synchronised or waited on
+};
+
+/// cudaEventRecord (CUPTI_ACTIVITY_KIND_CUDA_EVENT): event recorded on stream.
+struct RawEventRecord {
+  std::uint32_t correlation_id = 0, context_id = 0, stream_id = 0, event_id = 0;
+};
+
+/// An NVTX marker (CUPTI_ACTIVITY_KIND_MARKER): an instantaneous mark or the
+/// start/end of a range (flags: CUpti_ActivityFlag MARKER_* bits).
+struct RawMarker {
+  std::uint32_t flags = 0;
+  std::uint64_t timestamp_ns = 0;
+  std::uint32_t thread = 0;
+  std::string name;  ///< never contains a newline; "?" when unnamed (range ends)
+};
+
+inline constexpr std::uint32_t kMarkerInstantaneous = 1u << 0;
+inline constexpr std::uint32_t kMarkerStart = 1u << 1;
+inline constexpr std::uint32_t kMarkerEnd = 1u << 2;
+
+/// The name of a callback id (cuptiGetCallbackName), e.g. "cudaLaunchKernel_v7000".
+struct RawApiName {
+  ApiDomain domain = ApiDomain::runtime;
+  std::uint32_t cbid = 0;
+  std::string name;
+};
+
 /// Everything one process recorded.
 struct RawCapture {
   std::int64_t pid = 0;
@@ -125,6 +181,12 @@ struct RawCapture {
   std::vector<RawApiCall> api_calls;
   std::vector<RawLink> links;
   std::vector<RawHostRegister> host_registers;
+  // --- version 2: the program's structure ---
+  std::vector<RawApi> apis;
+  std::vector<RawSync> syncs;
+  std::vector<RawEventRecord> event_records;
+  std::vector<RawMarker> markers;
+  std::vector<RawApiName> api_names;
   std::uint64_t dropped_records = 0;  ///< activity records CUPTI dropped (buffers full) or left incomplete at exit
 
   bool empty() const {
@@ -136,6 +198,11 @@ struct RawCapture {
 /// injection library needs no iostreams at exit). Returns false on a write
 /// error (the caller removes the file).
 bool write_raw_capture(std::FILE* out, const RawCapture& capture);
+
+/// Adds a RawLink for every driver API record (apis) that ran inside a
+/// runtime API record on the same thread, unless one exists: version 2
+/// captures derive the links from API timing instead of callbacks.
+void derive_links_from_apis(RawCapture& capture);
 
 /// Reads one raw file. Throws flashsim::InputError naming the file and line
 /// (bad magic or version, malformed field, missing E line or counts that

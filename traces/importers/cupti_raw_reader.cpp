@@ -4,6 +4,8 @@
 #include <fstream>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "sim/core/errors.h"
@@ -70,14 +72,22 @@ RawCapture read_raw_capture(const std::filesystem::path& path) {
   std::string line;
   std::uint64_t line_no = 0;
   bool ended = false;
+  int version = 0;
+  auto domain_of = [](LineParser& p) {
+    const std::string_view domain = p.token();
+    if (domain != "R" && domain != "D") p.fail("API domain '" + std::string(domain) + "' (expected R or D)");
+    return domain == "R" ? ApiDomain::runtime : ApiDomain::driver;
+  };
   while (std::getline(in, line)) {
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     LineParser p(line, path.string() + ":" + std::to_string(line_no));
     if (line_no == 1) {
       if (p.token() != kRawMagic) p.fail("not a flashsim capture file (expected '" + std::string(kRawMagic) + "')");
-      if (const int v = p.number<int>(); v != kRawVersion) {
-        p.fail("format version " + std::to_string(v) + " (this flashsim reads " + std::to_string(kRawVersion) + ")");
+      version = p.number<int>();
+      if (version < 1 || version > kRawVersion) {
+        p.fail("format version " + std::to_string(version) + " (this flashsim reads 1 to " +
+               std::to_string(kRawVersion) + ")");
       }
       c.pid = p.number<std::int64_t>();
       p.done();
@@ -143,9 +153,7 @@ RawCapture read_raw_capture(const std::filesystem::path& path) {
     } else if (tag == "X") {
       RawApiCall r;
       r.correlation_id = p.number<std::uint32_t>();
-      const std::string_view domain = p.token();
-      if (domain != "R" && domain != "D") p.fail("API domain '" + std::string(domain) + "' (expected R or D)");
-      r.domain = domain == "R" ? ApiDomain::runtime : ApiDomain::driver;
+      r.domain = domain_of(p);
       r.cbid = p.number<std::uint32_t>();
       const std::string_view what = p.token();
       if (what != "copy" && what != "memset") p.fail("API call kind '" + std::string(what) + "' (expected copy or memset)");
@@ -169,6 +177,50 @@ RawCapture read_raw_capture(const std::filesystem::path& path) {
       r.bytes = p.number<std::uint64_t>();
       r.host_ns = p.number<std::uint64_t>();
       c.host_registers.push_back(r);
+    } else if (tag == "A" && version >= 2) {
+      RawApi r;
+      r.correlation_id = p.number<std::uint32_t>();
+      r.domain = domain_of(p);
+      r.cbid = p.number<std::uint32_t>();
+      r.start_ns = p.number<std::uint64_t>();
+      r.end_ns = p.number<std::uint64_t>();
+      r.thread = p.number<std::uint32_t>();
+      if (r.end_ns < r.start_ns) p.fail("API call ends before it starts");
+      c.apis.push_back(r);
+    } else if (tag == "Y" && version >= 2) {
+      RawSync r;
+      r.type = p.enumeration<SyncType>(4);
+      r.start_ns = p.number<std::uint64_t>();
+      r.end_ns = p.number<std::uint64_t>();
+      r.correlation_id = p.number<std::uint32_t>();
+      r.context_id = p.number<std::uint32_t>();
+      r.stream_id = p.number<std::uint32_t>();
+      r.event_id = p.number<std::uint32_t>();
+      c.syncs.push_back(r);
+    } else if (tag == "V" && version >= 2) {
+      RawEventRecord r;
+      r.correlation_id = p.number<std::uint32_t>();
+      r.context_id = p.number<std::uint32_t>();
+      r.stream_id = p.number<std::uint32_t>();
+      r.event_id = p.number<std::uint32_t>();
+      c.event_records.push_back(r);
+    } else if (tag == "N" && version >= 2) {
+      RawMarker r;
+      r.flags = p.number<std::uint32_t>();
+      r.timestamp_ns = p.number<std::uint64_t>();
+      r.thread = p.number<std::uint32_t>();
+      r.name = std::string(p.rest());
+      if (r.name.empty()) p.fail("marker without a name");
+      c.markers.push_back(std::move(r));
+      continue;
+    } else if (tag == "Q" && version >= 2) {
+      RawApiName r;
+      r.domain = domain_of(p);
+      r.cbid = p.number<std::uint32_t>();
+      r.name = std::string(p.rest());
+      if (r.name.empty()) p.fail("API name missing");
+      c.api_names.push_back(std::move(r));
+      continue;
     } else if (tag == "E") {
       const std::size_t counts[7] = {c.copies.size(), c.memsets.size(), c.kernels.size(), c.memory.size(),
                                      c.api_calls.size(), c.links.size(), c.host_registers.size()};
@@ -176,6 +228,13 @@ RawCapture read_raw_capture(const std::filesystem::path& path) {
         if (p.number<std::uint64_t>() != expected) p.fail("record counts disagree with the end line: file cut short");
       }
       c.dropped_records = p.number<std::uint64_t>();
+      if (version >= 2) {
+        const std::size_t more[5] = {c.apis.size(), c.syncs.size(), c.event_records.size(), c.markers.size(),
+                                     c.api_names.size()};
+        for (const std::size_t expected : more) {
+          if (p.number<std::uint64_t>() != expected) p.fail("record counts disagree with the end line: file cut short");
+        }
+      }
       ended = true;
     } else {
       p.fail("unknown record tag '" + std::string(tag) + "'");
@@ -187,7 +246,34 @@ RawCapture read_raw_capture(const std::filesystem::path& path) {
     throw InputError(path.string() + ": no end line after line " + std::to_string(line_no) +
                      ": the capture was cut short (the process died before its exit handlers ran?)");
   }
+  derive_links_from_apis(c);
   return c;
+}
+
+void derive_links_from_apis(RawCapture& c) {
+  if (c.apis.empty()) return;
+  std::unordered_set<std::uint32_t> linked;
+  for (const RawLink& l : c.links) linked.insert(l.driver_correlation_id);
+  // Per thread, runtime calls sorted by start; a driver call is inside the
+  // last runtime call that started before it if that one ends after it.
+  std::unordered_map<std::uint32_t, std::vector<const RawApi*>> runtime_by_thread;
+  for (const RawApi& a : c.apis) {
+    if (a.domain == ApiDomain::runtime) runtime_by_thread[a.thread].push_back(&a);
+  }
+  for (auto& [thread, calls] : runtime_by_thread) {
+    std::sort(calls.begin(), calls.end(), [](const RawApi* a, const RawApi* b) { return a->start_ns < b->start_ns; });
+  }
+  for (const RawApi& d : c.apis) {
+    if (d.domain != ApiDomain::driver || linked.count(d.correlation_id) != 0) continue;
+    auto it = runtime_by_thread.find(d.thread);
+    if (it == runtime_by_thread.end()) continue;
+    const auto& calls = it->second;
+    auto after = std::upper_bound(calls.begin(), calls.end(), d.start_ns,
+                                  [](std::uint64_t t, const RawApi* a) { return t < a->start_ns; });
+    if (after == calls.begin()) continue;
+    const RawApi* r = *std::prev(after);
+    if (r->end_ns >= d.end_ns) c.links.push_back(RawLink{d.correlation_id, r->correlation_id});
+  }
 }
 
 std::vector<RawCapture> read_raw_capture_dir(const std::filesystem::path& dir) {

@@ -50,9 +50,31 @@ bool write_raw_capture(std::FILE* f, const RawCapture& c) {
     ok = ok && std::fprintf(f, "H %s 0x%" PRIx64 " %" PRIu64 " %" PRIu64 "\n",
                             r.registered ? "register" : "unregister", r.address, r.bytes, r.host_ns) > 0;
   }
-  ok = ok && std::fprintf(f, "E %zu %zu %zu %zu %zu %zu %zu %" PRIu64 "\n", c.copies.size(), c.memsets.size(),
-                          c.kernels.size(), c.memory.size(), c.api_calls.size(), c.links.size(),
-                          c.host_registers.size(), c.dropped_records) > 0;
+  for (const RawApi& r : c.apis) {
+    ok = ok && std::fprintf(f, "A %" PRIu32 " %c %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRIu32 "\n", r.correlation_id,
+                            r.domain == ApiDomain::runtime ? 'R' : 'D', r.cbid, r.start_ns, r.end_ns, r.thread) > 0;
+  }
+  for (const RawSync& r : c.syncs) {
+    ok = ok && std::fprintf(f, "Y %u %" PRIu64 " %" PRIu64 " %" PRIu32 " %" PRIu32 " %" PRIu32 " %" PRIu32 "\n",
+                            u(r.type), r.start_ns, r.end_ns, r.correlation_id, r.context_id, r.stream_id,
+                            r.event_id) > 0;
+  }
+  for (const RawEventRecord& r : c.event_records) {
+    ok = ok && std::fprintf(f, "V %" PRIu32 " %" PRIu32 " %" PRIu32 " %" PRIu32 "\n", r.correlation_id, r.context_id,
+                            r.stream_id, r.event_id) > 0;
+  }
+  for (const RawMarker& r : c.markers) {
+    ok = ok && std::fprintf(f, "N %" PRIu32 " %" PRIu64 " %" PRIu32 " %s\n", r.flags, r.timestamp_ns, r.thread,
+                            r.name.empty() ? "?" : r.name.c_str()) > 0;
+  }
+  for (const RawApiName& r : c.api_names) {
+    ok = ok && std::fprintf(f, "Q %c %" PRIu32 " %s\n", r.domain == ApiDomain::runtime ? 'R' : 'D', r.cbid,
+                            r.name.empty() ? "?" : r.name.c_str()) > 0;
+  }
+  ok = ok && std::fprintf(f, "E %zu %zu %zu %zu %zu %zu %zu %" PRIu64 " %zu %zu %zu %zu %zu\n", c.copies.size(),
+                          c.memsets.size(), c.kernels.size(), c.memory.size(), c.api_calls.size(), c.links.size(),
+                          c.host_registers.size(), c.dropped_records, c.apis.size(), c.syncs.size(),
+                          c.event_records.size(), c.markers.size(), c.api_names.size()) > 0;
   return ok && std::fflush(f) == 0 && !std::ferror(f);
 }
 

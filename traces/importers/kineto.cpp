@@ -181,8 +181,8 @@ class MemcpyCollector {
       throw InputError(where_ + ": gpu_memcpy event " + std::to_string(events_seen_ - 1) + " ('" + name_ +
                        "') lacks " + (has_ts_ ? "args.bytes" : "ts"));
     }
-    if (name_.find("HtoD") != std::string::npos) event_.direction = Direction::htod;
-    else if (name_.find("DtoH") != std::string::npos) event_.direction = Direction::dtoh;
+    if (name_.find("HtoD") != std::string::npos) event_.direction = Direction::h2d;
+    else if (name_.find("DtoH") != std::string::npos) event_.direction = Direction::d2h;
     else event_.direction = Direction::other;
     event_.order = events_.size();
     events_.push_back(event_);

@@ -75,7 +75,7 @@ NsysSqliteTraceSource::NsysSqliteTraceSource(std::filesystem::path path, KinetoI
       db.fail("CUPTI_ACTIVITY_KIND_MEMCPY row " + std::to_string(events.size()) + ": negative start, streamId or bytes");
     }
     CopyEvent e;
-    e.direction = kind == 1 ? CopyDirection::htod : kind == 2 ? CopyDirection::dtoh : CopyDirection::other;
+    e.direction = kind == 1 ? CopyDirection::h2d : kind == 2 ? CopyDirection::d2h : CopyDirection::other;
     e.ts_ns = start;
     e.bytes = static_cast<ByteCount>(bytes);
     e.stream = static_cast<std::uint32_t>(stream);

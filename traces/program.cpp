@@ -1,0 +1,34 @@
+#include "traces/program.h"
+
+#include <string>
+
+namespace flashsim {
+
+std::string check_program(const Program& program, std::uint64_t record_count) {
+  Nanoseconds last = 0;
+  for (std::size_t i = 0; i < program.ops.size(); ++i) {
+    const ProgramOp& op = program.ops[i];
+    const std::string at = "op " + std::to_string(i) + ": ";
+    if (static_cast<unsigned>(op.kind) > static_cast<unsigned>(ProgramOpKind::step)) return at + "unknown kind";
+    if (op.thread >= program.thread_count) return at + "thread " + std::to_string(op.thread) + " out of range";
+    if (op.host_end_ns < op.host_start_ns) return at + "host end before host start";
+    if (op.host_start_ns < last) return at + "host start before the previous op's (ops must be in host order)";
+    last = op.host_start_ns;
+    const bool needs_stream = op.kind == ProgramOpKind::kernel || op.kind == ProgramOpKind::copy ||
+                              op.kind == ProgramOpKind::memset || op.kind == ProgramOpKind::event_record ||
+                              op.kind == ProgramOpKind::stream_wait_event || op.kind == ProgramOpKind::stream_sync;
+    if (needs_stream && op.stream >= program.stream_count) return at + "stream out of range";
+    const bool needs_event = op.kind == ProgramOpKind::event_record || op.kind == ProgramOpKind::stream_wait_event ||
+                             op.kind == ProgramOpKind::event_sync;
+    if (needs_event && op.event >= program.event_count) return at + "event out of range";
+    if (op.first_access != kNoAccess && (op.first_access >= record_count || op.access_count == 0 ||
+                                         op.first_access + op.access_count > record_count)) {
+      return at + "access records [" + std::to_string(op.first_access) + ", +" + std::to_string(op.access_count) +
+             ") outside the trace's " + std::to_string(record_count);
+    }
+    if (static_cast<unsigned>(op.direction) > 3 || static_cast<unsigned>(op.host_memory) > 2) return at + "bad copy kind";
+  }
+  return "";
+}
+
+}  // namespace flashsim
