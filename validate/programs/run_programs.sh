@@ -56,7 +56,7 @@ for name in "${programs[@]}"; do
   # (a) timed, no capture
   rm -f "$outdir/$name.timing.json"
   t0=$(date +%s.%N)
-  "$python" "$prog" "${timed_opts[@]}" ${extra[@]+"${extra[@]}"} --out "$outdir/$name.timing.json" \
+  timeout "${PROGRAM_TIMEOUT:-120}" "$python" "$prog" "${timed_opts[@]}" ${extra[@]+"${extra[@]}"} --out "$outdir/$name.timing.json" \
       > "$outdir/$name.timing.stdout" 2> "$outdir/$name.timing.stderr"
   rc_t=$?
   t1=$(date +%s.%N)
@@ -68,7 +68,7 @@ for name in "${programs[@]}"; do
   rm -rf "$outdir/$name.raw" "$outdir/$name.h5" "$outdir/$name.captured.json"
   t0=$(date +%s.%N)
   if [ $have_flashsim = 1 ]; then
-    "$flashsim" capture --keep-raw "$outdir/$name.raw" --out "$outdir/$name.h5" -- \
+    timeout "${PROGRAM_TIMEOUT:-120}" "$flashsim" capture --keep-raw "$outdir/$name.raw" --out "$outdir/$name.h5" -- \
         "$python" "$prog" "${capt_opts[@]}" ${extra[@]+"${extra[@]}"} --out "$outdir/$name.captured.json" \
         > "$outdir/$name.capture.stdout" 2> "$outdir/$name.capture.stderr"
     rc_c=$?

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# One device call for the real-program suite (validate/programs/): build,
+# the capture GPU tests, the execution-model calibration, every program timed
+# and captured, everything packed under $OUT (at most 8 files come back).
+# Usage on the device machine, from the repo root, with .whl carried:
+#   tools/device/programs_h200.sh [PROGRAM,...]
+set -u
+start=$(date +%s)
+out="${OUT:?OUT must name the folder that comes back}"
+only="${1:-}"
+cmake -S . -B build-dev -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$out/build.log" 2>&1 &&
+  cmake --build build-dev -j16 >> "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+echo "build: $(( $(date +%s) - start )) s"
+if ls .whl/*.whl > /dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl &&
+    export PYTHONPATH=/tmp/site
+fi
+git rev-parse HEAD > "$out/commit.txt" 2>/dev/null
+nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem --format=csv > "$out/device.txt" 2>&1
+build-dev/bin/test_gpu --gtest_filter='Capture*' > "$out/test_gpu.log" 2>&1; echo "capture gpu tests: exit $?"
+tail -3 "$out/test_gpu.log"
+mkdir -p "$out/p"
+timeout 120 build-dev/bin/flashsim calibrate --only copies,concurrent,execution --out "$out/p/execution.yaml" \
+  > "$out/p/calibrate.log" 2>&1; echo "calibrate: exit $? ($(( $(date +%s) - start )) s)"
+left=$(( 560 - ($(date +%s) - start) ))
+PROGRAM_TIMEOUT=100 timeout "$left" validate/programs/run_programs.sh "$out/p" --flashsim build-dev/bin/flashsim \
+  ${only:+--only "$only"} 2>&1 | tail -20
+echo "programs: $(( $(date +%s) - start )) s"
+cd "$out/p" || exit 1
+for d in *.raw; do [ -d "$d" ] && tar -cf - "$d" | xz -T16 -3 > "../${d%.raw}.raw.tar.xz"; done
+cd "$out" && tar -cJf results.tar.xz p --exclude='*.raw' && rm -rf p
+ls -la "$out"
