@@ -26,7 +26,13 @@ left=$(( 560 - ($(date +%s) - start) ))
 PROGRAM_TIMEOUT=100 timeout "$left" validate/programs/run_programs.sh "$out/p" --flashsim build-dev/bin/flashsim \
   ${only:+--only "$only"} 2>&1 | tail -20
 echo "programs: $(( $(date +%s) - start )) s"
-cd "$out/p" || exit 1
-for d in *.raw; do [ -d "$d" ] && tar -cf - "$d" | xz -T16 -3 > "../${d%.raw}.raw.tar.xz"; done
-cd "$out" && tar -cJf results.tar.xz p --exclude='*.raw' && rm -rf p
+cd "$out" || exit 1
+mv build.log test_gpu.log device.txt commit.txt p/ 2>/dev/null
+# At most 8 files come back, 16 MiB each: the raw captures in 4 archives.
+raws=(); for d in p/*.raw; do [ -d "$d" ] && raws+=("$d"); done
+for g in 0 1 2 3; do
+  part=(); for i in "${!raws[@]}"; do [ $(( i % 4 )) = $g ] && part+=("${raws[$i]}"); done
+  [ ${#part[@]} -gt 0 ] && tar -cf - "${part[@]}" | xz -T16 -6 > "raw$g.tar.xz"
+done
+tar -cf - --exclude='*.raw' p | xz -T16 -6 > results.tar.xz && rm -rf p
 ls -la "$out"
