@@ -25,7 +25,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <iterator>
 #include <set>
+#include <vector>
 #include <string>
 
 #include "traces/importers/cupti_raw.h"
@@ -280,9 +282,23 @@ void CUPTIAPI buffer_requested(uint8_t** buffer, size_t* size, size_t* max_recor
   *max_records = 0;
 }
 
+// Appends `part` to `into` (vectors moved or appended).
+template <class T>
+void append(std::vector<T>& into, std::vector<T>& part) {
+  if (into.empty()) {
+    into = std::move(part);
+  } else {
+    into.insert(into.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+  }
+}
+
+// Parses a completed buffer into a local batch without the lock, then
+// appends it under the lock: the program's own threads take the same lock in
+// their copy callbacks, and a 32 MiB buffer takes tens of ms to parse (held
+// under the lock, that stalled the program: the capture's main cost).
 void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid_size) {
-  std::lock_guard<std::mutex> lock(g_capture->mutex);
-  fc::RawCapture& raw = g_capture->raw;
+  fc::RawCapture batch;
+  fc::RawCapture& raw = batch;
   CUpti_Activity* record = nullptr;
   while (cuptiActivityGetNextRecord(buffer, valid_size, &record) == CUPTI_SUCCESS) {
     switch (record->kind) {
@@ -417,6 +433,17 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
   size_t dropped = 0;
   if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS) raw.dropped_records += dropped;
   std::free(buffer);
+  std::lock_guard<std::mutex> lock(g_capture->mutex);
+  fc::RawCapture& all = g_capture->raw;
+  append(all.copies, batch.copies);
+  append(all.memsets, batch.memsets);
+  append(all.kernels, batch.kernels);
+  append(all.memory, batch.memory);
+  append(all.apis, batch.apis);
+  append(all.syncs, batch.syncs);
+  append(all.event_records, batch.event_records);
+  append(all.markers, batch.markers);
+  all.dropped_records += batch.dropped_records;
 }
 
 // --- exit: flush and write ---

@@ -10,6 +10,7 @@
 
 #include "sim/core/params.h"
 #include "sim/core/units.h"
+#include "sim/engine/execution_spec.h"
 
 namespace flashsim {
 
@@ -104,6 +105,7 @@ struct HardwareProfile {
   L2Spec l2;
   ContentionSpec contention;
   ComputeSpec compute;
+  ExecutionSpec execution;            ///< the execution model of real programs (program_executor.h)
 };
 
 }  // namespace flashsim

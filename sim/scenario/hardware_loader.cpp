@@ -137,8 +137,45 @@ Spec resolve_part(const ConfigNode& hw, const char* part, ConfigNode& resolved) 
   }
 }
 
+// The execution: section: scalar keys plus two lists of [bytes, ns] points.
+ExecutionSpec resolve_execution(const ConfigNode& hw, ConfigNode& resolved) {
+  const ConfigNode* node = hw.find("execution");
+  const ConfigNode empty = ConfigNode::make_map(hw.pos);
+  const ConfigNode& map = node && !node->is_null() ? *node : empty;
+  const std::vector<std::string> lists = {"pageable_h2d_points", "pageable_d2h_points"};
+  const ParamValues v = resolve_params(map, "hardware.execution", "execution", ExecutionSpec::param_specs(), lists);
+  ExecutionSpec spec = ExecutionSpec::from(v);
+  spec.calibrated = node != nullptr && !node->is_null();
+  ConfigNode r = resolved_node(ExecutionSpec::param_specs(), v);
+  for (const std::string& name : lists) {
+    const ConfigNode* list = map.find(name);
+    if (list == nullptr) continue;
+    const std::string key = "hardware.execution." + name;
+    if (!list->is_sequence()) throw_at(list->pos, key, "expected a list of [bytes, ns] pairs");
+    std::vector<std::pair<double, double>> points;
+    for (const ConfigNode& item : list->items) {
+      if (!item.is_sequence() || item.items.size() != 2 || !item.items[0].is_scalar() || !item.items[1].is_scalar()) {
+        throw_at(item.pos, key, "each point is a pair [bytes, ns]");
+      }
+      try {
+        points.emplace_back(std::stod(item.items[0].scalar), std::stod(item.items[1].scalar));
+      } catch (const std::exception&) {
+        throw_at(item.pos, key, "'" + item.items[0].scalar + "', '" + item.items[1].scalar + "' are not numbers");
+      }
+    }
+    try {
+      (name == lists[0] ? spec.pageable_h2d : spec.pageable_d2h) = make_copy_curve(std::move(points), key);
+    } catch (const InputError& e) {
+      throw_at(list->pos, key, e.what());
+    }
+    r.set(name, *list);
+  }
+  resolved.set("execution", std::move(r));
+  return spec;
+}
+
 HardwareProfile resolve_flat(const ConfigNode& hw, ConfigNode& resolved) {
-  const std::vector<std::string> parts = {"tiers", "tlb", "l2", "contention", "compute"};
+  const std::vector<std::string> parts = {"tiers", "tlb", "l2", "contention", "compute", "execution"};
   const ParamValues top = resolve_params(hw, "hardware", "hardware", profile_specs(), parts);
   HardwareProfile profile;
   profile.name = top.text("name");
@@ -165,6 +202,7 @@ HardwareProfile resolve_flat(const ConfigNode& hw, ConfigNode& resolved) {
   profile.l2 = resolve_part<L2Spec>(hw, "l2", resolved);
   profile.contention = resolve_part<ContentionSpec>(hw, "contention", resolved);
   profile.compute = resolve_part<ComputeSpec>(hw, "compute", resolved);
+  profile.execution = resolve_execution(hw, resolved);
   return profile;
 }
 

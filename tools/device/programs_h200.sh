@@ -20,11 +20,19 @@ nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem --format=cs
 build-dev/bin/test_gpu --gtest_filter='Capture*' > "$out/test_gpu.log" 2>&1; echo "capture gpu tests: exit $?"
 tail -3 "$out/test_gpu.log"
 mkdir -p "$out/p"
-timeout 120 build-dev/bin/flashsim calibrate --only copies,concurrent,execution --out "$out/p/execution.yaml" \
+[ -n "${SKIP_CALIBRATE:-}" ] || timeout 120 build-dev/bin/flashsim calibrate --only copies,concurrent,execution --out "$out/p/execution.yaml" \
   > "$out/p/calibrate.log" 2>&1; echo "calibrate: exit $? ($(( $(date +%s) - start )) s)"
 left=$(( 560 - ($(date +%s) - start) ))
 PROGRAM_TIMEOUT=100 timeout "$left" validate/programs/run_programs.sh "$out/p" --flashsim build-dev/bin/flashsim \
-  ${only:+--only "$only"} 2>&1 | tail -20
+  ${only:+--only "$only"} ${NO_TIMING:+--no-timing} 2>&1 | tail -20
+# What-ifs (validate/programs/whatifs.txt: NAME PROGRAM ARGS...), timed without capture.
+if [ -n "${WHATIFS:-}" ] && [ -f validate/programs/whatifs.txt ]; then
+  while read -r wname wprog wargs; do
+    [ -z "$wname" ] || [ "${wname#\#}" != "$wname" ] && continue
+    timeout 100 python3 "validate/programs/$wprog.py" $wargs --repeats 5 --out "$out/p/whatif-$wname.timing.json" \
+      > "$out/p/whatif-$wname.log" 2>&1; echo "what-if $wname: exit $?"
+  done < validate/programs/whatifs.txt
+fi
 echo "programs: $(( $(date +%s) - start )) s"
 cd "$out" || exit 1
 mv build.log test_gpu.log device.txt commit.txt p/ 2>/dev/null

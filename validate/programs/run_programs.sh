@@ -12,11 +12,13 @@ outdir="$1"; shift
 flashsim="$root/build-dev/bin/flashsim"
 only=""
 quick=0
+no_timing=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --flashsim) [ $# -ge 2 ] || usage; flashsim="$2"; shift 2 ;;
     --only) [ $# -ge 2 ] || usage; only="$2"; shift 2 ;;
     --quick) quick=1; shift ;;
+    --no-timing) no_timing=1; shift ;;
     *) usage ;;
   esac
 done
@@ -42,7 +44,9 @@ if [ "$quick" = 1 ]; then
   capt_opts=(--warmup 1 --steps 3 --repeats 1)
 else
   timed_opts=(--repeats 5)
-  capt_opts=(--repeats 1)
+  # Two repeats under capture: the first repeat of several programs is slower
+  # (allocator and pinned-pool warm-up); the second is what the timed median sees.
+  capt_opts=(--repeats "${CAPTURE_REPEATS:-2}")
 fi
 have_flashsim=1
 [ -x "$flashsim" ] || { echo "warning: $flashsim not found/executable: captures will fail" >&2; have_flashsim=0; }
@@ -53,7 +57,9 @@ for name in "${programs[@]}"; do
   log="$outdir/$name.log"
   : > "$log"
   echo "== $name" | tee -a "$log"
-  # (a) timed, no capture
+  # (a) timed, no capture (--no-timing: keep an earlier run's timing)
+  rc_t=0
+  if [ $no_timing = 0 ]; then
   rm -f "$outdir/$name.timing.json"
   t0=$(date +%s.%N)
   timeout "${PROGRAM_TIMEOUT:-120}" "$python" "$prog" "${timed_opts[@]}" ${extra[@]+"${extra[@]}"} --out "$outdir/$name.timing.json" \
@@ -63,6 +69,7 @@ for name in "${programs[@]}"; do
   echo "timed: exit $rc_t, wall $(awk "BEGIN{printf \"%.1f\", $t1-$t0}") s" >> "$log"
   if [ $rc_t -ne 0 ]; then
     echo "--- timed stderr (tail)" >> "$log"; tail -n 40 "$outdir/$name.timing.stderr" >> "$log"
+  fi
   fi
   # (b) captured
   rm -rf "$outdir/$name.raw" "$outdir/$name.h5" "$outdir/$name.captured.json"

@@ -1,0 +1,164 @@
+// flashsim predict TRACE: the execution model of real programs
+// (sim/engine/program_executor.h) on a captured trace with its program
+// (schema v2): the program as it ran (policy as_recorded) or with a fast
+// tier, its host memory pinned or pageable, or the first bytes it streams
+// kept resident (static placement, accelerate's device_map).
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sim/cli/cli_parse.h"
+#include "sim/cli/command_registry.h"
+#include "sim/core/errors.h"
+#include "sim/core/unit_parse.h"
+#include "sim/engine/program_executor.h"
+#include "sim/scenario/hardware_loader.h"
+#include "traces/atomic_file.h"
+#include "traces/trace_formats.h"
+
+namespace flashsim::cli {
+namespace {
+
+double median_ms(std::vector<Nanoseconds> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  const double m = n % 2 ? static_cast<double>(v[n / 2]) : 0.5 * static_cast<double>(v[n / 2 - 1] + v[n / 2]);
+  return m / 1e6;
+}
+
+int predict_command(int argc, char** argv) {
+  CLI::App app("Predicts a captured program's time per step with the execution model (host threads, streams,\n"
+               "events, both copy directions, pageable staging): as it ran (--policy as_recorded) or with a\n"
+               "fast tier, pinned host memory, or the first bytes it streams kept resident (docs/capture.md).",
+               "flashsim predict");
+  std::string trace, hardware = "h200-calibrated", policy = "as_recorded", capacity = "0", host_memory = "as_recorded",
+              host_time = "calibrated", resident_first = "0", json_out, capture_gap = "0";
+  long long skip = 0;
+  app.add_option("trace", trace, "a trace with a program: flashsim capture's .h5 (schema 2)")->required();
+  app.add_option("--hardware", hardware, "hardware profile with an execution: section")->capture_default_str();
+  app.add_option("--policy", policy, "as_recorded (every copy the program made) or a fast-tier policy")
+      ->capture_default_str();
+  app.add_option("--capacity", capacity, "fast-tier capacity for --policy (bytes, e.g. 4GiB)")->capture_default_str();
+  app.add_option("--resident-first", resident_first,
+                 "keep resident the streamed blocks (read more than once) first read, in order, up to this many bytes\n(static placement)")
+      ->capture_default_str();
+  app.add_option("--host-memory", host_memory, "as_recorded | pinned | pageable: the program's host buffers")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"as_recorded", "pinned", "pageable"}));
+  app.add_option("--host-time", host_time,
+                 "calibrated (the profile's API costs for launches, copies, events) or recorded (the capture's)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"calibrated", "recorded"}));
+  app.add_option("--capture-gap", capture_gap, "ns taken off every recorded gap between calls (capture cost)")
+      ->capture_default_str();
+  app.add_option("--skip-steps", skip, "steps left out of the median (warm-up)")->capture_default_str();
+  app.add_option("--json", json_out, "also write the prediction as JSON");
+  if (!parse_command_line(app, argc, argv)) return 0;
+  if (skip < 0) throw InputError("--skip-steps: expected a count >= 0");
+
+  const HardwareProfile hw = load_hardware_profile(hardware);
+  if (!hw.execution.calibrated) {
+    std::cerr << "flashsim predict: warning: profile '" << hw.name
+              << "' has no execution: section; API costs are 0 and copies use the host link\n";
+  }
+  auto source = open_trace(trace);
+  TraceMeta meta = source->meta();
+  std::vector<AccessRecord> records(meta.record_count);
+  source->rewind();
+  for (std::size_t got = 0; got < records.size();) {
+    const std::size_t n = source->read(std::span<AccessRecord>(records).subspan(got));
+    if (n == 0) throw InputError(trace + ": fewer records than record_count");
+    got += n;
+  }
+
+  ExecutorOptions o;
+  o.host_time = host_time == "recorded" ? HostTime::recorded : HostTime::calibrated;
+  o.host_memory = host_memory == "pinned"     ? HostMemoryMode::pinned
+                  : host_memory == "pageable" ? HostMemoryMode::pageable
+                                              : HostMemoryMode::as_recorded;
+  o.capture_gap_ns = static_cast<Nanoseconds>(parse_duration_ns(capture_gap));
+  const ByteCount resident = parse_bytes(resident_first);
+  o.as_recorded = policy == "as_recorded" && resident == 0;
+  if (!o.as_recorded) {
+    o.cache.eviction.impl = policy == "as_recorded" ? "lru" : policy;
+    o.cache.capacity_bytes = parse_bytes(capacity);
+    if (resident > 0) {
+      // Streamed blocks (read more than once: one-off copies such as the
+      // initial placement are not streaming) in order of first read, until
+      // `resident` bytes: the layers a device_map would place first.
+      std::map<BlockId, std::uint64_t> reads;
+      for (const AccessRecord& r : records) reads[r.block_id] += r.op == AccessOp::read;
+      std::set<BlockId> seen;
+      ByteCount total = 0;
+      for (const AccessRecord& r : records) {
+        if (r.op != AccessOp::read || reads[r.block_id] < 2 || seen.count(r.block_id) != 0) continue;
+        if (total + r.bytes > resident) break;
+        seen.insert(r.block_id);
+        total += r.bytes;
+        o.cache.pinned.blocks.push_back(r.block_id);
+      }
+      o.cache.capacity_bytes += total;
+    }
+    if (o.cache.capacity_bytes == 0) throw InputError("--policy " + policy + " needs --capacity > 0");
+  }
+  const ProgramPrediction p = run_program(meta, records, hw, o);
+  const auto steps = p.step_durations(static_cast<std::size_t>(skip));
+  const auto recorded = p.step_durations(static_cast<std::size_t>(skip), true);
+  std::printf("program: %zu ops, %u thread(s), %u stream(s); step rule %s\n", meta.program->ops.size(),
+              meta.program->thread_count, meta.program->stream_count, meta.program->step_rule.c_str());
+  std::printf("steps: %zu measured after skipping %lld\n", steps.size(), skip);
+  std::printf("predicted time per step: median %.3f ms (as captured: %.3f ms)\n", median_ms(steps),
+              median_ms(recorded));
+  std::printf("copies: %llu (%llu removed by the fast tier, %.3f GB not copied); H2D %.3f GB, D2H %.3f GB; "
+              "host blocked %.3f ms\n",
+              static_cast<unsigned long long>(p.copies), static_cast<unsigned long long>(p.copies_removed),
+              static_cast<double>(p.bytes_removed) / 1e9, static_cast<double>(p.h2d_bytes) / 1e9,
+              static_cast<double>(p.d2h_bytes) / 1e9, static_cast<double>(p.host_blocked_ns) / 1e6);
+  if (!json_out.empty()) {
+    nlohmann::json j;
+    j["trace"] = trace;
+    j["hardware"] = hw.name;
+    j["policy"] = policy;
+    j["capacity_bytes"] = o.cache.capacity_bytes;
+    j["host_memory"] = host_memory;
+    j["host_time"] = host_time;
+    j["skip_steps"] = skip;
+    j["step_ns"] = steps;
+    j["recorded_step_ns"] = recorded;
+    j["median_step_ns"] = median_ms(steps) * 1e6;
+    j["recorded_median_step_ns"] = median_ms(recorded) * 1e6;
+    j["copies"] = p.copies;
+    j["copies_removed"] = p.copies_removed;
+    j["bytes_removed"] = p.bytes_removed;
+    j["h2d_bytes"] = p.h2d_bytes;
+    j["d2h_bytes"] = p.d2h_bytes;
+    j["host_blocked_ns"] = p.host_blocked_ns;
+    j["hits"] = p.counters.hits;
+    j["misses"] = p.counters.misses;
+    AtomicFile file(json_out);
+    {
+      std::ofstream f(file.temp_path());
+      f << j.dump(1) << "\n";
+      if (!f) throw Error("cannot write " + file.temp_path().string());
+    }
+    file.commit();
+  }
+  return 0;
+}
+
+}  // namespace
+
+FLASHSIM_REGISTER_COMMAND("predict", "predict TRACE [--policy P --capacity C] [--host-memory M] ...",
+                          "predict a captured program's time per step with the execution model (streams, events,\n"
+                          "host time, pageable copies, both directions) as it ran or under what-ifs",
+                          &predict_command);
+
+}  // namespace flashsim::cli

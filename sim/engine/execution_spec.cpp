@@ -1,0 +1,90 @@
+#include "sim/engine/execution_spec.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "sim/core/errors.h"
+
+namespace flashsim {
+
+Nanoseconds CopyCurve::time_ns(ByteCount bytes) const {
+  if (points.empty() || bytes == 0) return 0;
+  if (points.size() == 1) {
+    return static_cast<Nanoseconds>(std::llround(static_cast<double>(points[0].second) * static_cast<double>(bytes) /
+                                                 static_cast<double>(points[0].first)));
+  }
+  auto hi = std::lower_bound(points.begin(), points.end(), bytes,
+                             [](const auto& p, ByteCount b) { return p.first < b; });
+  if (hi == points.begin()) hi = points.begin() + 1;
+  if (hi == points.end()) hi = points.end() - 1;
+  const auto lo = hi - 1;
+  const double x0 = static_cast<double>(lo->first), x1 = static_cast<double>(hi->first);
+  const double y0 = static_cast<double>(lo->second), y1 = static_cast<double>(hi->second);
+  const double y = y0 + (y1 - y0) * (static_cast<double>(bytes) - x0) / (x1 - x0);
+  return static_cast<Nanoseconds>(std::llround(std::max(y, 0.0)));
+}
+
+CopyCurve make_copy_curve(std::vector<std::pair<double, double>> points, const std::string& key) {
+  std::sort(points.begin(), points.end());
+  CopyCurve c;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto [b, t] = points[i];
+    if (!(b >= 1) || !(t > 0) || !std::isfinite(b) || !std::isfinite(t)) {
+      throw InputError(key + ": point " + std::to_string(i) + " needs bytes >= 1 and a time > 0 ns");
+    }
+    if (!c.points.empty() && static_cast<ByteCount>(b) == c.points.back().first) {
+      throw InputError(key + ": two points for " + std::to_string(static_cast<ByteCount>(b)) + " bytes");
+    }
+    c.points.emplace_back(static_cast<ByteCount>(b), static_cast<Nanoseconds>(std::llround(t)));
+  }
+  return c;
+}
+
+namespace {
+ParamSpec spec(std::string name, ParamType type, std::string default_value, std::string doc) {
+  return ParamSpec{std::move(name), type, std::move(default_value), std::move(doc), 0, 1e18, {}};
+}
+}  // namespace
+
+const std::vector<ParamSpec>& ExecutionSpec::param_specs() {
+  static const std::vector<ParamSpec> specs{
+      spec("h2d_latency", ParamType::duration, "0ns", "pinned H2D copy: fixed cost (0: the host link's)"),
+      spec("h2d_bandwidth", ParamType::bandwidth, "0", "pinned H2D copy bandwidth (0: the host link's)"),
+      spec("d2h_latency", ParamType::duration, "0ns", "pinned D2H copy: fixed cost (0: the host link's)"),
+      spec("d2h_bandwidth", ParamType::bandwidth, "0", "pinned D2H copy bandwidth (0: the host link's)"),
+      spec("duplex_bandwidth", ParamType::bandwidth, "0", "H2D + D2H at once, aggregate (0: no limit)"),
+      spec("host_memcpy_bandwidth", ParamType::bandwidth, "0", "host memcpy pageable -> pinned (recorded only)"),
+      spec("host_memcpy_pageable_bandwidth", ParamType::bandwidth, "0", "host memcpy pageable -> pageable (recorded only)"),
+      spec("api_launch", ParamType::duration, "0ns", "host cost of a kernel launch"),
+      spec("api_copy_async", ParamType::duration, "0ns", "host cost of issuing an async copy"),
+      spec("api_event_record", ParamType::duration, "0ns", "host cost of cudaEventRecord"),
+      spec("api_stream_wait_event", ParamType::duration, "0ns", "host cost of cudaStreamWaitEvent"),
+      spec("api_stream_sync", ParamType::duration, "0ns", "host cost of cudaStreamSynchronize on an idle stream"),
+      spec("api_event_sync", ParamType::duration, "0ns", "host cost of cudaEventSynchronize of a completed event"),
+      spec("api_device_sync", ParamType::duration, "0ns", "host cost of cudaDeviceSynchronize, device idle"),
+      spec("api_sync_copy_small", ParamType::duration, "0ns", "a blocking 4-byte D2H cudaMemcpy, whole call"),
+  };
+  return specs;
+}
+
+ExecutionSpec ExecutionSpec::from(const ParamValues& v) {
+  ExecutionSpec s;
+  s.h2d_latency_ns = v.duration_ns("h2d_latency");
+  s.h2d_bandwidth = v.bandwidth("h2d_bandwidth");
+  s.d2h_latency_ns = v.duration_ns("d2h_latency");
+  s.d2h_bandwidth = v.bandwidth("d2h_bandwidth");
+  s.duplex_bandwidth = v.bandwidth("duplex_bandwidth");
+  s.host_memcpy_bandwidth = v.bandwidth("host_memcpy_bandwidth");
+  s.api_launch_ns = v.duration_ns("api_launch");
+  s.api_copy_async_ns = v.duration_ns("api_copy_async");
+  s.api_event_record_ns = v.duration_ns("api_event_record");
+  s.api_stream_wait_event_ns = v.duration_ns("api_stream_wait_event");
+  s.api_stream_sync_ns = v.duration_ns("api_stream_sync");
+  s.api_event_sync_ns = v.duration_ns("api_event_sync");
+  s.api_device_sync_ns = v.duration_ns("api_device_sync");
+  s.api_sync_copy_small_ns = v.duration_ns("api_sync_copy_small");
+  return s;
+}
+
+}  // namespace flashsim

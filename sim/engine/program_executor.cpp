@@ -1,0 +1,419 @@
+#include "sim/engine/program_executor.h"
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+#include <memory>
+#include <queue>
+#include <string>
+
+#include "sim/cache/tier_session.h"
+#include "sim/core/errors.h"
+#include "traces/trace_source.h"
+#include "traces/next_use.h"
+
+namespace flashsim {
+
+namespace {
+
+constexpr Nanoseconds kNever = std::numeric_limits<Nanoseconds>::max();
+constexpr std::uint64_t kNoRecord = std::numeric_limits<std::uint64_t>::max();
+enum Engine : std::uint8_t { kH2D = 0, kD2H = 1, kNoEngine = 2 };
+
+struct Event {
+  Nanoseconds t;
+  std::uint64_t seq;
+  bool host;          // true: a host thread continues; false: a stream's op finished
+  std::uint32_t who;  // thread or stream
+  bool operator>(const Event& o) const { return std::tie(t, seq) > std::tie(o.t, o.seq); }
+};
+
+class Executor {
+ public:
+  Executor(const TraceMeta& meta, const std::vector<AccessRecord>& records, const HardwareProfile& hw,
+           const ExecutorOptions& o)
+      : p_(*meta.program), records_(records), hw_(hw.execution), o_(o) {
+    const LinkSpec link = hw.tiers.size() > 1 ? hw.tiers[1].link_to_faster : LinkSpec{};
+    h2d_lat_ = hw_.h2d_latency_ns > 0 ? hw_.h2d_latency_ns : link.latency_ns;
+    d2h_lat_ = hw_.d2h_latency_ns > 0 ? hw_.d2h_latency_ns : link.latency_ns;
+    h2d_bw_ = hw_.h2d_bandwidth > 0 ? hw_.h2d_bandwidth : link.bandwidth;
+    d2h_bw_ = hw_.d2h_bandwidth > 0 ? hw_.d2h_bandwidth : link.bandwidth;
+    const std::size_t n = p_.ops.size();
+    per_thread_.resize(p_.thread_count);
+    for (std::size_t i = 0; i < n; ++i) per_thread_[p_.ops[i].thread].push_back(i);
+    pos_.assign(p_.thread_count, 0);
+    threads_done_ = 0;
+    for (std::uint32_t t = 0; t < p_.thread_count; ++t) threads_done_ += per_thread_[t].empty();
+    streams_.resize(p_.stream_count);
+    last_record_.assign(p_.event_count, kNoRecord);
+    dur_.assign(n, 0);
+    engine_.assign(n, kNoEngine);
+    link_.assign(n, kNoRecord);
+    done_.assign(n, kNever);
+    if (!o.as_recorded) {
+      session_ = std::make_unique<TierSession>(o.cache, meta);
+      if (session_->needs_next_use() && !meta.has_next_use) {
+        MemoryTraceSource source(meta, records);
+        next_use_ = next_use_in_memory(source);
+      }
+    }
+  }
+
+  ProgramPrediction run() {
+    for (std::uint32_t t = 0; t < p_.thread_count; ++t) {
+      if (!per_thread_[t].empty()) {
+        const ProgramOp& first = p_.ops[per_thread_[t][0]];
+        schedule(first.host_start_ns, true, t);
+      }
+    }
+    while (!queue_.empty()) {
+      const Event e = queue_.top();
+      queue_.pop();
+      now_ = e.t;
+      if (e.host) {
+        host_step(e.who);
+      } else {
+        stream_finished(e.who);
+      }
+    }
+    if (threads_done_ != p_.thread_count) {
+      for (std::uint32_t t = 0; t < p_.thread_count; ++t) {
+        if (pos_[t] < per_thread_[t].size()) {
+          throw Error("program model deadlocked: host thread " + std::to_string(t) + " waits forever at op " +
+                      std::to_string(per_thread_[t][pos_[t]]) + " (a malformed program)");
+        }
+      }
+    }
+    out_.end_ns = now_;
+    if (session_) session_->finish(out_.counters);
+    return std::move(out_);
+  }
+
+ private:
+  struct Stream {
+    std::deque<std::size_t> queue;  // op indices issued, not yet finished
+    bool busy = false;
+  };
+  struct Wait {
+    enum Kind { none, stream, record, device, op } kind = none;
+    std::uint64_t what = 0;
+  };
+
+  void schedule(Nanoseconds t, bool host, std::uint32_t who) { queue_.push(Event{t, seq_++, host, who}); }
+
+  bool pageable(const ProgramOp& op) const {
+    if (op.kind != ProgramOpKind::copy || op.host_memory == HostMemory::none) return false;
+    switch (o_.host_memory) {
+      case HostMemoryMode::pinned: return false;
+      case HostMemoryMode::pageable: return true;
+      default: return op.host_memory == HostMemory::pageable;
+    }
+  }
+
+  Nanoseconds recorded_cost(const ProgramOp& op) const { return op.host_end_ns - op.host_start_ns; }
+
+  /// Host cost of a call that does not block (or the part after the wait).
+  Nanoseconds call_cost(const ProgramOp& op, bool blocked) const {
+    const Nanoseconds recorded = recorded_cost(op);
+    if (blocked) {
+      switch (op.kind) {
+        case ProgramOpKind::stream_sync: return hw_.api_stream_sync_ns;
+        case ProgramOpKind::event_sync: return hw_.api_event_sync_ns;
+        case ProgramOpKind::device_sync: return hw_.api_device_sync_ns;
+        default: return hw_.api_stream_sync_ns;  // a blocking copy returns like a synchronise
+      }
+    }
+    if (o_.host_time == HostTime::recorded || recorded == 0) return recorded;
+    switch (op.kind) {
+      case ProgramOpKind::kernel: return std::min(recorded, hw_.api_launch_ns);
+      case ProgramOpKind::copy:
+      case ProgramOpKind::memset: return std::min(recorded, hw_.api_copy_async_ns);
+      case ProgramOpKind::event_record: return std::min(recorded, hw_.api_event_record_ns);
+      case ProgramOpKind::stream_wait_event: return std::min(recorded, hw_.api_stream_wait_event_ns);
+      case ProgramOpKind::stream_sync: return std::min(recorded, hw_.api_stream_sync_ns);
+      case ProgramOpKind::event_sync: return std::min(recorded, hw_.api_event_sync_ns);
+      case ProgramOpKind::device_sync: return std::min(recorded, hw_.api_device_sync_ns);
+      default: return recorded;
+    }
+  }
+
+  Nanoseconds gap_before(std::uint32_t thread, std::size_t k) const {
+    if (k == 0) return 0;
+    const ProgramOp& prev = p_.ops[per_thread_[thread][k - 1]];
+    const ProgramOp& op = p_.ops[per_thread_[thread][k]];
+    const Nanoseconds gap = op.host_start_ns - prev.host_end_ns;
+    return std::max<Nanoseconds>(0, gap - o_.capture_gap_ns);
+  }
+
+  /// The copy's bytes after the fast tier (policy runs): hits are not copied.
+  ByteCount bytes_to_copy(const ProgramOp& op) {
+    if (!session_ || op.first_access == kNoAccess) return op.bytes;
+    ByteCount removed = 0;
+    for (std::uint64_t i = op.first_access; i < op.first_access + op.access_count; ++i) {
+      const AccessRecord& r = records_[i];
+      PolicyAccess a;
+      a.now_ns = now_;
+      a.block = session_->number(r.block_id);
+      a.bytes = r.bytes;
+      a.access_index = i;
+      a.next_use_index = meta_next_use(i, r);
+      a.op = r.op;
+      const AccessKind kind = session_->access(a, TierSession::kNoRequestIndex, out_.counters);
+      if (kind == AccessKind::miss) session_->arrived(a);
+      if (op.direction == CopyDirection::h2d && (kind == AccessKind::hit || kind == AccessKind::delayed_hit)) {
+        removed += r.bytes;
+      }
+    }
+    out_.bytes_removed += std::min(removed, op.bytes);
+    return op.bytes - std::min(removed, op.bytes);
+  }
+  std::uint64_t meta_next_use(std::uint64_t i, const AccessRecord& r) const {
+    return next_use_.empty() ? r.next_use_index : next_use_[i];
+  }
+
+  Nanoseconds copy_time(const ProgramOp& op, ByteCount bytes, Engine engine) const {
+    if (bytes == 0) return 0;
+    if (engine == kNoEngine) return op.gpu_ns;
+    if (pageable(op)) {
+      const CopyCurve& curve = engine == kH2D ? hw_.pageable_h2d : hw_.pageable_d2h;
+      if (!curve.empty()) return curve.time_ns(bytes);
+    }
+    double bw = engine == kH2D ? h2d_bw_ : d2h_bw_;
+    const Nanoseconds other_free = engine_free_[engine == kH2D ? kD2H : kH2D];
+    if (hw_.duplex_bandwidth > 0 && other_free > now_) bw = std::min(bw, hw_.duplex_bandwidth / 2);
+    const Nanoseconds latency = engine == kH2D ? h2d_lat_ : d2h_lat_;
+    return latency + static_cast<Nanoseconds>(static_cast<double>(bytes) * 1e9 / bw);
+  }
+
+  // --- host ---
+
+  void host_step(std::uint32_t t) {
+    // A thread event means: the thread is free at now_ and issues op pos_[t].
+    const std::size_t k = pos_[t];
+    const std::size_t i = per_thread_[t][k];
+    const ProgramOp& op = p_.ops[i];
+    Wait wait;
+    switch (op.kind) {
+      case ProgramOpKind::step:
+        out_.step_start_ns.push_back(now_);
+        out_.recorded_step_ns.push_back(op.host_start_ns);
+        break;
+      case ProgramOpKind::host: break;
+      case ProgramOpKind::kernel:
+      case ProgramOpKind::memset:
+        dur_[i] = op.gpu_ns;
+        enqueue(op.stream, i);
+        break;
+      case ProgramOpKind::copy: {
+        ++out_.copies;
+        const Engine engine = op.direction == CopyDirection::h2d   ? kH2D
+                              : op.direction == CopyDirection::d2h ? kD2H
+                                                                   : kNoEngine;
+        const ByteCount bytes = bytes_to_copy(op);
+        if (bytes == 0 && op.bytes > 0) ++out_.copies_removed;
+        (engine == kH2D ? out_.h2d_bytes : out_.d2h_bytes) += engine == kNoEngine ? 0 : bytes;
+        engine_[i] = bytes == 0 ? kNoEngine : engine;
+        link_[i] = bytes;  // bytes to move, read when the stream starts it
+        if (engine == kNoEngine) dur_[i] = op.gpu_ns;
+        enqueue(op.stream, i);
+        if (bytes > 0 && (op.blocking || pageable(op))) wait = Wait{Wait::op, i};
+        break;
+      }
+      case ProgramOpKind::event_record:
+        link_[i] = next_record_;
+        last_record_[op.event] = next_record_;
+        record_done_.push_back(kNever);
+        ++next_record_;
+        enqueue(op.stream, i);
+        break;
+      case ProgramOpKind::stream_wait_event:
+        link_[i] = last_record_[op.event];
+        enqueue(op.stream, i);
+        break;
+      case ProgramOpKind::stream_sync:
+        if (!drained(op.stream)) wait = Wait{Wait::stream, op.stream};
+        break;
+      case ProgramOpKind::event_sync:
+        if (const std::uint64_t r = last_record_[op.event]; r != kNoRecord && record_done_[r] == kNever) {
+          wait = Wait{Wait::record, r};
+        }
+        break;
+      case ProgramOpKind::device_sync:
+        if (!all_drained()) wait = Wait{Wait::device, 0};
+        break;
+    }
+    if (wait.kind == Wait::none) {
+      finish_call(t, call_cost(op, false));
+      return;
+    }
+    waits_.push_back({t, wait, now_});
+  }
+
+  void finish_call(std::uint32_t t, Nanoseconds cost) {
+    const std::size_t k = ++pos_[t];
+    if (k == per_thread_[t].size()) {
+      ++threads_done_;
+      now_thread_end_ = std::max(now_thread_end_, now_ + cost);
+      return;
+    }
+    schedule(now_ + cost + gap_before(t, k), true, t);
+  }
+
+  bool satisfied(const Wait& w) const {
+    switch (w.kind) {
+      case Wait::stream: return drained(static_cast<std::uint32_t>(w.what));
+      case Wait::record: return record_done_[w.what] != kNever;
+      case Wait::device: return all_drained();
+      case Wait::op: return done_[w.what] != kNever;
+      default: return true;
+    }
+  }
+
+  void wake_waiters() {
+    for (std::size_t j = 0; j < waits_.size();) {
+      if (satisfied(waits_[j].wait)) {
+        const auto [t, w, since] = waits_[j];
+        waits_[j] = waits_.back();
+        waits_.pop_back();
+        out_.host_blocked_ns += now_ - since;
+        const ProgramOp& op = p_.ops[per_thread_[t][pos_[t]]];
+        finish_call(t, call_cost(op, true));
+      } else {
+        ++j;
+      }
+    }
+  }
+
+  // --- streams ---
+
+  bool drained(std::uint32_t s) const { return streams_[s].queue.empty(); }
+  bool all_drained() const {
+    return std::all_of(streams_.begin(), streams_.end(), [](const Stream& s) { return s.queue.empty(); });
+  }
+
+  void enqueue(std::uint32_t s, std::size_t i) {
+    streams_[s].queue.push_back(i);
+    start(s);
+  }
+
+  /// Starts the stream's head operation if it can run; event records and
+  /// satisfied waits complete at once.
+  void start(std::uint32_t s) {
+    Stream& st = streams_[s];
+    while (!st.busy && !st.queue.empty()) {
+      const std::size_t i = st.queue.front();
+      const ProgramOp& op = p_.ops[i];
+      if (op.kind == ProgramOpKind::event_record) {
+        record_done_[link_[i]] = now_;
+        complete(s, i);
+        continue;
+      }
+      if (op.kind == ProgramOpKind::stream_wait_event) {
+        if (link_[i] != kNoRecord && record_done_[link_[i]] == kNever) {
+          record_waiters_.push_back({link_[i], s});
+          return;
+        }
+        complete(s, i);
+        continue;
+      }
+      Nanoseconds t_end = now_ + dur_[i];
+      if (op.kind == ProgramOpKind::copy && engine_[i] != kNoEngine) {
+        const Engine e = static_cast<Engine>(engine_[i]);
+        const Nanoseconds begin = std::max(now_, engine_free_[e]);
+        t_end = begin + copy_time(op, link_[i], e);
+        engine_free_[e] = t_end;
+      } else if (op.kind == ProgramOpKind::copy && engine_[i] == kNoEngine && link_[i] == 0) {
+        t_end = now_;  // removed by the fast tier
+      }
+      st.busy = true;
+      schedule(t_end, false, s);
+      return;
+    }
+  }
+
+  void complete(std::uint32_t s, std::size_t i) {
+    streams_[s].queue.pop_front();
+    done_[i] = now_;
+    any_change_ = true;
+  }
+
+  void stream_finished(std::uint32_t s) {
+    Stream& st = streams_[s];
+    st.busy = false;
+    complete(s, st.queue.front());
+    start(s);
+    // Records completed here may release other streams' waits.
+    for (bool progress = true; progress;) {
+      progress = false;
+      for (std::size_t j = 0; j < record_waiters_.size();) {
+        const auto [r, other] = record_waiters_[j];
+        if (record_done_[r] != kNever) {
+          record_waiters_[j] = record_waiters_.back();
+          record_waiters_.pop_back();
+          start(other);
+          progress = true;
+        } else {
+          ++j;
+        }
+      }
+    }
+    wake_waiters();
+  }
+
+  const Program& p_;
+  const std::vector<AccessRecord>& records_;
+  const ExecutionSpec& hw_;
+  const ExecutorOptions& o_;
+  Nanoseconds h2d_lat_ = 0, d2h_lat_ = 0;
+  double h2d_bw_ = 1, d2h_bw_ = 1;
+  std::vector<std::vector<std::size_t>> per_thread_;
+  std::vector<std::size_t> pos_;
+  std::uint32_t threads_done_ = 0;
+  std::vector<Stream> streams_;
+  std::vector<std::uint64_t> last_record_;
+  std::vector<Nanoseconds> record_done_;
+  std::uint64_t next_record_ = 0;
+  std::vector<Nanoseconds> dur_;
+  std::vector<std::uint8_t> engine_;
+  std::vector<std::uint64_t> link_;
+  std::vector<Nanoseconds> done_;
+  Nanoseconds engine_free_[2] = {0, 0};
+  struct Waiting {
+    std::uint32_t thread;
+    Wait wait;
+    Nanoseconds since;
+  };
+  std::vector<Waiting> waits_;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> record_waiters_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> queue_;
+  std::uint64_t seq_ = 0;
+  Nanoseconds now_ = 0, now_thread_end_ = 0;
+  bool any_change_ = false;
+  std::unique_ptr<TierSession> session_;
+  std::vector<std::uint64_t> next_use_;
+  ProgramPrediction out_;
+};
+
+}  // namespace
+
+std::vector<Nanoseconds> ProgramPrediction::step_durations(std::size_t skip, bool recorded) const {
+  const std::vector<Nanoseconds>& s = recorded ? recorded_step_ns : step_start_ns;
+  std::vector<Nanoseconds> d;
+  for (std::size_t i = skip + 1; i < s.size(); ++i) d.push_back(s[i] - s[i - 1]);
+  return d;
+}
+
+ProgramPrediction run_program(const TraceMeta& meta, const std::vector<AccessRecord>& records,
+                              const HardwareProfile& hardware, const ExecutorOptions& options) {
+  if (!meta.program || meta.program->empty()) {
+    throw InputError("trace '" + meta.source +
+                     "' has no program (schema v1): capture it with `flashsim capture` (format 2) to predict it");
+  }
+  if (const std::string problem = check_program(*meta.program, records.size()); !problem.empty()) {
+    throw InputError("trace '" + meta.source + "': program: " + problem);
+  }
+  Executor e(meta, records, hardware, options);
+  return e.run();
+}
+
+}  // namespace flashsim

@@ -1,0 +1,78 @@
+// The execution model of real programs: replays the program of a schema v2
+// trace (traces/program.h) as CUDA runs it.
+//  * Host threads issue their calls in recorded order, spending the recorded
+//    host time between calls (the gap from one call's exit to the next one's
+//    entry) and each call's own host cost (HostTime below).
+//  * A call blocks the host as CUDA defines: synchronisations until their
+//    stream / event / device is done; a copy from a non-*Async call until it
+//    completes; a pageable copy always (the driver stages it); everything
+//    else returns at once.
+//  * Streams run their operations in order; an event record completes when
+//    its stream reaches it, a stream wait holds its stream until the last
+//    record of the event made before the wait was issued completes.
+//  * Kernels and memsets take their recorded GPU time (kernels on different
+//    streams overlap freely). Copies use one copy engine per direction (FIFO
+//    in issue order): pinned t = latency + bytes / bandwidth, at most
+//    duplex_bandwidth / 2 while the other direction's engine is busy;
+//    pageable copies take the calibrated curve's time (ExecutionSpec).
+//  * The fast tier: with a policy (not "as_recorded"), every H2D copy that
+//    became access records asks the shared access protocol
+//    (sim/cache/tier_session.h) about each of them in program order; bytes
+//    that hit are not copied (a copy that hits entirely takes no time), a
+//    miss keeps its bytes. "as_recorded" makes every copy the program made.
+// Time per step: from one step marker's host time to the next.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "sim/cache/cache_config.h"
+#include "sim/engine/hardware_profile.h"
+#include "sim/metrics/metrics.h"
+#include "traces/access_record.h"
+#include "traces/program.h"
+
+namespace flashsim {
+
+/// The host cost charged for a call that does not block.
+enum class HostTime {
+  recorded,    ///< the call's recorded duration (includes the capture's own cost)
+  calibrated,  ///< ExecutionSpec's api_* cost for launches, copies, event records, waits; recorded for the rest
+};
+
+/// Host memory of the program's copies (a what-if: the same program with
+/// its host buffers pinned, or pageable).
+enum class HostMemoryMode { as_recorded, pinned, pageable };
+
+struct ExecutorOptions {
+  HostTime host_time = HostTime::calibrated;
+  HostMemoryMode host_memory = HostMemoryMode::as_recorded;
+  /// ns subtracted from every recorded host gap between two calls (the
+  /// capture's per-call cost that lands outside the calls), floored at 0.
+  Nanoseconds capture_gap_ns = 0;
+  /// "as_recorded" or a fast tier (cache.policy and capacity): see above.
+  bool as_recorded = true;
+  CacheConfig cache;
+};
+
+struct ProgramPrediction {
+  std::vector<Nanoseconds> step_start_ns;     ///< simulated host time of each step marker
+  std::vector<Nanoseconds> recorded_step_ns;  ///< the marker's recorded host time (the captured run)
+  Nanoseconds end_ns = 0;                     ///< when the last thread finished
+  std::uint64_t copies = 0, copies_removed = 0;
+  ByteCount h2d_bytes = 0, d2h_bytes = 0, bytes_removed = 0;
+  Nanoseconds host_blocked_ns = 0;  ///< host time spent waiting in blocking calls
+  AccessCounters counters;          ///< the fast tier's decisions (policy runs)
+
+  /// Durations between consecutive markers, after skipping `skip` steps.
+  std::vector<Nanoseconds> step_durations(std::size_t skip, bool recorded = false) const;
+};
+
+/// Runs the model. `records` are the trace's access records (the copies'
+/// blocks); `meta` its catalog. Throws InputError when the trace has no
+/// program or the program references records it lacks; Error when the
+/// simulation deadlocks (a wait on an event never recorded cannot happen;
+/// a stream waiting forever means a malformed program, named by its op).
+ProgramPrediction run_program(const TraceMeta& meta, const std::vector<AccessRecord>& records,
+                              const HardwareProfile& hardware, const ExecutorOptions& options);
+
+}  // namespace flashsim
