@@ -122,6 +122,14 @@ int predict_command(int argc, char** argv) {
               static_cast<unsigned long long>(p.copies), static_cast<unsigned long long>(p.copies_removed),
               static_cast<double>(p.bytes_removed) / 1e9, static_cast<double>(p.h2d_bytes) / 1e9,
               static_cast<double>(p.d2h_bytes) / 1e9, static_cast<double>(p.host_blocked_ns) / 1e6);
+  for (int d = 0; d < 2; ++d) {
+    for (int m = 0; m < 2; ++m) {
+      if (p.copy_count[d][m] == 0) continue;
+      std::printf("  %s %s copies: %llu, model %.3f ms, recorded GPU time %.3f ms\n", d == 0 ? "H2D" : "D2H",
+                  m == 0 ? "pinned" : "pageable", static_cast<unsigned long long>(p.copy_count[d][m]),
+                  static_cast<double>(p.copy_model_ns[d][m]) / 1e6, static_cast<double>(p.copy_recorded_ns[d][m]) / 1e6);
+    }
+  }
   if (!json_out.empty()) {
     nlohmann::json j;
     j["trace"] = trace;

@@ -320,8 +320,13 @@ class Executor {
       if (op.kind == ProgramOpKind::copy && engine_[i] != kNoEngine) {
         const Engine e = static_cast<Engine>(engine_[i]);
         const Nanoseconds begin = std::max(now_, engine_free_[e]);
-        t_end = begin + copy_time(op, link_[i], e);
+        const Nanoseconds took = copy_time(op, link_[i], e);
+        t_end = begin + took;
         engine_free_[e] = t_end;
+        const int m = pageable(op) ? 1 : 0;
+        ++out_.copy_count[e][m];
+        out_.copy_model_ns[e][m] += took;
+        out_.copy_recorded_ns[e][m] += op.gpu_ns;
       } else if (op.kind == ProgramOpKind::copy && engine_[i] == kNoEngine && link_[i] == 0) {
         t_end = now_;  // removed by the fast tier
       }

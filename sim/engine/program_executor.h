@@ -61,6 +61,12 @@ struct ProgramPrediction {
   std::uint64_t copies = 0, copies_removed = 0;
   ByteCount h2d_bytes = 0, d2h_bytes = 0, bytes_removed = 0;
   Nanoseconds host_blocked_ns = 0;  ///< host time spent waiting in blocking calls
+  /// Per direction (0 H2D, 1 D2H) and host memory (0 pinned, 1 pageable):
+  /// copies, the model's copy time and the recorded GPU time of the same
+  /// copies (what the model misses shows here first).
+  std::uint64_t copy_count[2][2] = {{0, 0}, {0, 0}};
+  Nanoseconds copy_model_ns[2][2] = {{0, 0}, {0, 0}};
+  Nanoseconds copy_recorded_ns[2][2] = {{0, 0}, {0, 0}};
   AccessCounters counters;          ///< the fast tier's decisions (policy runs)
 
   /// Durations between consecutive markers, after skipping `skip` steps.

@@ -22,7 +22,7 @@ tail -3 "$out/test_gpu.log"
 mkdir -p "$out/p"
 [ -n "${SKIP_CALIBRATE:-}" ] || timeout 120 build-dev/bin/flashsim calibrate --only copies,concurrent,execution --out "$out/p/execution.yaml" \
   > "$out/p/calibrate.log" 2>&1; echo "calibrate: exit $? ($(( $(date +%s) - start )) s)"
-left=$(( 560 - ($(date +%s) - start) ))
+left=$(( ${RUNNER_BUDGET:-560} - ($(date +%s) - start) ))
 PROGRAM_TIMEOUT=100 timeout "$left" validate/programs/run_programs.sh "$out/p" --flashsim build-dev/bin/flashsim \
   ${only:+--only "$only"} ${NO_TIMING:+--no-timing} 2>&1 | tail -20
 # What-ifs (validate/programs/whatifs.txt: NAME PROGRAM ARGS...), timed without capture.
