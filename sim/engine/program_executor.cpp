@@ -84,7 +84,7 @@ class Executor {
         }
       }
     }
-    out_.end_ns = now_;
+    out_.end_ns = std::max(now_, now_thread_end_);  // a thread's last call ends after its cost
     if (session_) session_->finish(out_.counters);
     return std::move(out_);
   }
@@ -171,7 +171,9 @@ class Executor {
     return next_use_.empty() ? r.next_use_index : next_use_[i];
   }
 
-  Nanoseconds copy_time(const ProgramOp& op, ByteCount bytes, Engine engine) const {
+  /// `begin`: when the copy starts on its engine (the duplex limit applies
+  /// when the other engine is busy then).
+  Nanoseconds copy_time(const ProgramOp& op, ByteCount bytes, Engine engine, Nanoseconds begin) const {
     if (bytes == 0) return 0;
     if (engine == kNoEngine) return op.gpu_ns;
     if (pageable(op)) {
@@ -180,7 +182,7 @@ class Executor {
     }
     double bw = engine == kH2D ? h2d_bw_ : d2h_bw_;
     const Nanoseconds other_free = engine_free_[engine == kH2D ? kD2H : kH2D];
-    if (hw_.duplex_bandwidth > 0 && other_free > now_) bw = std::min(bw, hw_.duplex_bandwidth / 2);
+    if (hw_.duplex_bandwidth > 0 && other_free > begin) bw = std::min(bw, hw_.duplex_bandwidth / 2);
     const Nanoseconds latency = engine == kH2D ? h2d_lat_ : d2h_lat_;
     return latency + static_cast<Nanoseconds>(static_cast<double>(bytes) * 1e9 / bw);
   }
@@ -320,7 +322,7 @@ class Executor {
       if (op.kind == ProgramOpKind::copy && engine_[i] != kNoEngine) {
         const Engine e = static_cast<Engine>(engine_[i]);
         const Nanoseconds begin = std::max(now_, engine_free_[e]);
-        const Nanoseconds took = copy_time(op, link_[i], e);
+        const Nanoseconds took = copy_time(op, link_[i], e, begin);
         t_end = begin + took;
         engine_free_[e] = t_end;
         const int m = pageable(op) ? 1 : 0;
