@@ -5,6 +5,7 @@
 #include <string>
 
 #include "sim/core/errors.h"
+#include "sim/core/unit_parse.h"
 
 namespace flashsim {
 
@@ -42,6 +43,7 @@ CopyCurve make_copy_curve(std::vector<std::pair<double, double>> points, const s
 }
 
 namespace {
+// Bandwidths may be 0 here: 0 means "the host link's" (or no limit).
 ParamSpec spec(std::string name, ParamType type, std::string default_value, std::string doc) {
   return ParamSpec{std::move(name), type, std::move(default_value), std::move(doc), 0, 1e18, {}};
 }
@@ -50,12 +52,12 @@ ParamSpec spec(std::string name, ParamType type, std::string default_value, std:
 const std::vector<ParamSpec>& ExecutionSpec::param_specs() {
   static const std::vector<ParamSpec> specs{
       spec("h2d_latency", ParamType::duration, "0ns", "pinned H2D copy: fixed cost (0: the host link's)"),
-      spec("h2d_bandwidth", ParamType::bandwidth, "0", "pinned H2D copy bandwidth (0: the host link's)"),
+      spec("h2d_bandwidth", ParamType::text, "", "pinned H2D copy bandwidth (0: the host link's)"),
       spec("d2h_latency", ParamType::duration, "0ns", "pinned D2H copy: fixed cost (0: the host link's)"),
-      spec("d2h_bandwidth", ParamType::bandwidth, "0", "pinned D2H copy bandwidth (0: the host link's)"),
-      spec("duplex_bandwidth", ParamType::bandwidth, "0", "H2D + D2H at once, aggregate (0: no limit)"),
-      spec("host_memcpy_bandwidth", ParamType::bandwidth, "0", "host memcpy pageable -> pinned (recorded only)"),
-      spec("host_memcpy_pageable_bandwidth", ParamType::bandwidth, "0", "host memcpy pageable -> pageable (recorded only)"),
+      spec("d2h_bandwidth", ParamType::text, "", "pinned D2H copy bandwidth (0: the host link's)"),
+      spec("duplex_bandwidth", ParamType::text, "", "H2D + D2H at once, aggregate (0: no limit)"),
+      spec("host_memcpy_bandwidth", ParamType::text, "", "host memcpy pageable -> pinned (recorded only)"),
+      spec("host_memcpy_pageable_bandwidth", ParamType::text, "", "host memcpy pageable -> pageable (recorded only)"),
       spec("api_launch", ParamType::duration, "0ns", "host cost of a kernel launch"),
       spec("api_copy_async", ParamType::duration, "0ns", "host cost of issuing an async copy"),
       spec("api_event_record", ParamType::duration, "0ns", "host cost of cudaEventRecord"),
@@ -69,13 +71,23 @@ const std::vector<ParamSpec>& ExecutionSpec::param_specs() {
 }
 
 ExecutionSpec ExecutionSpec::from(const ParamValues& v) {
+  // Bandwidths are text so that "absent" (empty) can mean the link's figure.
+  auto bandwidth = [&](const char* key) -> BytesPerSecond {
+    const std::string text = v.text(key);
+    if (text.empty()) return 0;
+    try {
+      return parse_bandwidth(text);
+    } catch (const InputError& e) {
+      throw InputError(std::string("execution.") + key + ": " + e.what());
+    }
+  };
   ExecutionSpec s;
   s.h2d_latency_ns = v.duration_ns("h2d_latency");
-  s.h2d_bandwidth = v.bandwidth("h2d_bandwidth");
+  s.h2d_bandwidth = bandwidth("h2d_bandwidth");
   s.d2h_latency_ns = v.duration_ns("d2h_latency");
-  s.d2h_bandwidth = v.bandwidth("d2h_bandwidth");
-  s.duplex_bandwidth = v.bandwidth("duplex_bandwidth");
-  s.host_memcpy_bandwidth = v.bandwidth("host_memcpy_bandwidth");
+  s.d2h_bandwidth = bandwidth("d2h_bandwidth");
+  s.duplex_bandwidth = bandwidth("duplex_bandwidth");
+  s.host_memcpy_bandwidth = bandwidth("host_memcpy_bandwidth");
   s.api_launch_ns = v.duration_ns("api_launch");
   s.api_copy_async_ns = v.duration_ns("api_copy_async");
   s.api_event_record_ns = v.duration_ns("api_event_record");

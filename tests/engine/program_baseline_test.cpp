@@ -1,0 +1,68 @@
+// The real-program suite's committed H200 baseline
+// (validate/baselines/h200/programs/baseline.json): every captured trace is
+// predicted again with the calibrated profile; the prediction must stay
+// within 1% of the committed one (a model change updates the baseline and
+// VALIDATION.md), and the programs marked within_target within 10% of the
+// measured median.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "sim/engine/program_executor.h"
+#include "sim/scenario/hardware_loader.h"
+#include "traces/trace_formats.h"
+
+namespace flashsim {
+namespace {
+
+const std::string kDir = std::string(FLASHSIM_SOURCE_DIR) + "/validate/baselines/h200/programs/";
+
+double median_ms(std::vector<Nanoseconds> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return (n % 2 ? static_cast<double>(v[n / 2]) : 0.5 * static_cast<double>(v[n / 2 - 1] + v[n / 2])) / 1e6;
+}
+
+TEST(ProgramBaseline, PredictionsMatchTheCommittedBaselineAndTheTargets) {
+  std::ifstream in(kDir + "baseline.json");
+  ASSERT_TRUE(in) << kDir << "baseline.json";
+  const nlohmann::json baseline = nlohmann::json::parse(in);
+  const HardwareProfile hw =
+      load_hardware_profile(std::string(FLASHSIM_SOURCE_DIR) + "/scenarios/hardware/h200-calibrated.yaml");
+  ASSERT_TRUE(hw.execution.calibrated);
+  const std::size_t skip = baseline.at("skip_steps").get<std::size_t>();
+  int within = 0;
+  for (const auto& [name, entry] : baseline.at("programs").items()) {
+    SCOPED_TRACE(name);
+    auto source = open_trace(kDir + name + ".h5");
+    const TraceMeta meta = source->meta();
+    ASSERT_TRUE(meta.program) << "no program in the trace";
+    std::vector<AccessRecord> records(meta.record_count);
+    source->rewind();
+    for (std::size_t got = 0; got < records.size();) {
+      const std::size_t n = source->read(std::span<AccessRecord>(records).subspan(got));
+      ASSERT_GT(n, 0u);
+      got += n;
+    }
+    const ProgramPrediction p = run_program(meta, records, hw, ExecutorOptions{});
+    const auto steps = p.step_durations(skip);
+    ASSERT_GE(steps.size(), 5u);
+    const double predicted = median_ms(steps);
+    const double committed = entry.at("predicted_ms").get<double>();
+    EXPECT_NEAR(predicted, committed, 0.01 * committed) << "the model's prediction moved: update baseline.json";
+    const double measured = entry.at("measured_ms").get<double>();
+    if (entry.at("within_target").get<bool>()) {
+      ++within;
+      EXPECT_LE(std::abs(predicted - measured) / measured, 0.10) << "predicted " << predicted << " measured " << measured;
+    }
+  }
+  EXPECT_EQ(within, 4);
+}
+
+}  // namespace
+}  // namespace flashsim
