@@ -94,6 +94,10 @@ Program build_program(const std::vector<RawCapture>& processes, const ConvertedC
     for (const RawApi& a : c.apis) origin = std::min(origin, a.start_ns);
   }
   if (origin == std::numeric_limits<std::uint64_t>::max()) return prog;  // format 1: no program
+  for (const RawCapture& c : processes) {  // a mark before the first call keeps its place
+    for (const RawMarker& m : c.markers) origin = std::min(origin, m.timestamp_ns);
+  }
+  if (origin == std::numeric_limits<std::uint64_t>::max()) return prog;  // format 1: no program
   auto rel = [&](std::uint64_t t) -> Nanoseconds { return t > origin ? static_cast<Nanoseconds>(t - origin) : 0; };
 
   // Streams keep the trace's dense numbering; streams seen only in
