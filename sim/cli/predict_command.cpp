@@ -18,6 +18,7 @@
 #include "sim/cli/command_registry.h"
 #include "sim/core/errors.h"
 #include "sim/core/unit_parse.h"
+#include "sim/engine/program_engine.h"
 #include "sim/engine/program_executor.h"
 #include "sim/scenario/hardware_loader.h"
 #include "traces/atomic_file.h"
@@ -25,14 +26,6 @@
 
 namespace flashsim::cli {
 namespace {
-
-double median_ms(std::vector<Nanoseconds> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  const double m = n % 2 ? static_cast<double>(v[n / 2]) : 0.5 * static_cast<double>(v[n / 2 - 1] + v[n / 2]);
-  return m / 1e6;
-}
 
 int predict_command(int argc, char** argv) {
   CLI::App app("Predicts a captured program's time per step with the execution model (host threads, streams,\n"
@@ -59,6 +52,9 @@ int predict_command(int argc, char** argv) {
       ->check(CLI::IsMember({"calibrated", "recorded"}));
   app.add_option("--capture-gap", capture_gap, "ns taken off every recorded gap between calls (capture cost)")
       ->capture_default_str();
+  bool recorded_copies = false;
+  app.add_flag("--recorded-copy-time", recorded_copies,
+               "copies take their recorded GPU time (attribution: how much error is the copy model's)");
   app.add_option("--skip-steps", skip, "steps left out of the median (warm-up)")->capture_default_str();
   app.add_option("--json", json_out, "also write the prediction as JSON");
   if (!parse_command_line(app, argc, argv)) return 0;
@@ -70,14 +66,8 @@ int predict_command(int argc, char** argv) {
               << "' has no execution: section; API costs are 0 and copies use the host link\n";
   }
   auto source = open_trace(trace);
-  TraceMeta meta = source->meta();
-  std::vector<AccessRecord> records(meta.record_count);
-  source->rewind();
-  for (std::size_t got = 0; got < records.size();) {
-    const std::size_t n = source->read(std::span<AccessRecord>(records).subspan(got));
-    if (n == 0) throw InputError(trace + ": fewer records than record_count");
-    got += n;
-  }
+  const TraceMeta meta = source->meta();
+  const std::vector<AccessRecord> records = read_all_records(*source);
 
   ExecutorOptions o;
   o.host_time = host_time == "recorded" ? HostTime::recorded : HostTime::calibrated;
@@ -85,10 +75,11 @@ int predict_command(int argc, char** argv) {
                   : host_memory == "pageable" ? HostMemoryMode::pageable
                                               : HostMemoryMode::as_recorded;
   o.capture_gap_ns = static_cast<Nanoseconds>(parse_duration_ns(capture_gap));
+  o.recorded_copy_time = recorded_copies;
   const ByteCount resident = parse_bytes(resident_first);
-  o.as_recorded = policy == "as_recorded" && resident == 0;
+  o.as_recorded = policy == kAsRecordedPolicy && resident == 0;
   if (!o.as_recorded) {
-    o.cache.eviction.impl = policy == "as_recorded" ? "lru" : policy;
+    o.cache.eviction.impl = policy == kAsRecordedPolicy ? "lru" : policy;
     o.cache.capacity_bytes = parse_bytes(capacity);
     if (resident > 0) {
       // Streamed blocks (read more than once: one-off copies such as the
@@ -110,13 +101,15 @@ int predict_command(int argc, char** argv) {
     if (o.cache.capacity_bytes == 0) throw InputError("--policy " + policy + " needs --capacity > 0");
   }
   const ProgramPrediction p = run_program(meta, records, hw, o);
-  const auto steps = p.step_durations(static_cast<std::size_t>(skip));
-  const auto recorded = p.step_durations(static_cast<std::size_t>(skip), true);
+  const std::size_t skip_n = static_cast<std::size_t>(skip);
+  const auto steps = p.step_durations(skip_n);
+  const auto recorded = p.step_durations(skip_n, true);
+  const double median_ns = p.median_step_ns(skip_n), recorded_median_ns = p.median_step_ns(skip_n, true);
   std::printf("program: %zu ops, %u thread(s), %u stream(s); step rule %s\n", meta.program->ops.size(),
               meta.program->thread_count, meta.program->stream_count, meta.program->step_rule.c_str());
   std::printf("steps: %zu measured after skipping %lld\n", steps.size(), skip);
-  std::printf("predicted time per step: median %.3f ms (as captured: %.3f ms)\n", median_ms(steps),
-              median_ms(recorded));
+  std::printf("predicted time per step: median %.3f ms (as captured: %.3f ms)\n", median_ns / 1e6,
+              recorded_median_ns / 1e6);
   std::printf("copies: %llu (%llu removed by the fast tier, %.3f GB not copied); H2D %.3f GB, D2H %.3f GB; "
               "host blocked %.3f ms\n",
               static_cast<unsigned long long>(p.copies), static_cast<unsigned long long>(p.copies_removed),
@@ -141,8 +134,8 @@ int predict_command(int argc, char** argv) {
     j["skip_steps"] = skip;
     j["step_ns"] = steps;
     j["recorded_step_ns"] = recorded;
-    j["median_step_ns"] = median_ms(steps) * 1e6;
-    j["recorded_median_step_ns"] = median_ms(recorded) * 1e6;
+    j["median_step_ns"] = median_ns;
+    j["recorded_median_step_ns"] = recorded_median_ns;
     j["copies"] = p.copies;
     j["copies_removed"] = p.copies_removed;
     j["bytes_removed"] = p.bytes_removed;

@@ -25,6 +25,10 @@ struct CopyCurve {
   Nanoseconds time_ns(ByteCount bytes) const;
 };
 
+/// Host memory of a program's copies (the program engine; a what-if: the
+/// same program with its host buffers pinned, or pageable).
+enum class HostMemoryMode { as_recorded, pinned, pageable };
+
 struct ExecutionSpec {
   // Pinned copies: t = latency + bytes / bandwidth per direction; with both
   // directions busy at once, each gets at most duplex_bandwidth / 2.

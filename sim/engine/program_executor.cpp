@@ -176,6 +176,7 @@ class Executor {
   Nanoseconds copy_time(const ProgramOp& op, ByteCount bytes, Engine engine, Nanoseconds begin) const {
     if (bytes == 0) return 0;
     if (engine == kNoEngine) return op.gpu_ns;
+    if (o_.recorded_copy_time && bytes == op.bytes && o_.host_memory == HostMemoryMode::as_recorded) return op.gpu_ns;
     if (pageable(op)) {
       const CopyCurve& curve = engine == kH2D ? hw_.pageable_h2d : hw_.pageable_d2h;
       if (!curve.empty()) return curve.time_ns(bytes);
@@ -402,6 +403,26 @@ class Executor {
 };
 
 }  // namespace
+
+std::vector<AccessRecord> read_all_records(ITraceSource& trace) {
+  std::vector<AccessRecord> records(trace.meta().record_count);
+  trace.rewind();
+  std::size_t got = 0;
+  for (std::size_t n; got < records.size() && (n = trace.read(std::span<AccessRecord>(records).subspan(got))) > 0;) got += n;
+  if (got != records.size()) {
+    throw InputError("trace '" + trace.meta().source + "': " + std::to_string(got) + " records read, record_count says " +
+                     std::to_string(records.size()));
+  }
+  return records;
+}
+
+double ProgramPrediction::median_step_ns(std::size_t skip, bool recorded) const {
+  std::vector<Nanoseconds> v = step_durations(skip, recorded);
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? static_cast<double>(v[n / 2]) : 0.5 * static_cast<double>(v[n / 2 - 1] + v[n / 2]);
+}
 
 std::vector<Nanoseconds> ProgramPrediction::step_durations(std::size_t skip, bool recorded) const {
   const std::vector<Nanoseconds>& s = recorded ? recorded_step_ns : step_start_ns;

@@ -30,6 +30,7 @@
 #include "sim/metrics/metrics.h"
 #include "traces/access_record.h"
 #include "traces/program.h"
+#include "traces/trace_source.h"
 
 namespace flashsim {
 
@@ -39,16 +40,16 @@ enum class HostTime {
   calibrated,  ///< ExecutionSpec's api_* cost for launches, copies, event records, waits; recorded for the rest
 };
 
-/// Host memory of the program's copies (a what-if: the same program with
-/// its host buffers pinned, or pageable).
-enum class HostMemoryMode { as_recorded, pinned, pageable };
-
 struct ExecutorOptions {
   HostTime host_time = HostTime::calibrated;
   HostMemoryMode host_memory = HostMemoryMode::as_recorded;
   /// ns subtracted from every recorded host gap between two calls (the
   /// capture's per-call cost that lands outside the calls), floored at 0.
   Nanoseconds capture_gap_ns = 0;
+  /// Copies that move all their recorded bytes take their recorded GPU time
+  /// instead of the model's (an attribution run: how much of an error is the
+  /// copy model's; not a prediction).
+  bool recorded_copy_time = false;
   /// "as_recorded" or a fast tier (cache.policy and capacity): see above.
   bool as_recorded = true;
   CacheConfig cache;
@@ -69,9 +70,14 @@ struct ProgramPrediction {
   Nanoseconds copy_recorded_ns[2][2] = {{0, 0}, {0, 0}};
   AccessCounters counters;          ///< the fast tier's decisions (policy runs)
 
+  /// Median of step_durations(skip, recorded) in ns (0 with no step).
+  double median_step_ns(std::size_t skip, bool recorded = false) const;
   /// Durations between consecutive markers, after skipping `skip` steps.
   std::vector<Nanoseconds> step_durations(std::size_t skip, bool recorded = false) const;
 };
+
+/// Every record of `trace`, from the start (the program references them by index).
+std::vector<AccessRecord> read_all_records(ITraceSource& trace);
 
 /// Runs the model. `records` are the trace's access records (the copies'
 /// blocks); `meta` its catalog. Throws InputError when the trace has no

@@ -25,7 +25,7 @@ struct RunResult {
   std::string policy;             ///< registered name ("mlru")
   std::string policy_label;       ///< name plus user-given params: "mlru(variant=literal)"
   std::map<std::string, std::string> policy_params;  ///< every param as resolved
-  std::string engine;             ///< "event" | "cache_only"
+  std::string engine;             ///< "event" | "cache_only" | "program"
   std::string decision_clock;     ///< "trace" | "engine"
   std::uint64_t seed = 0;
   std::string capacity_text;      ///< as written: "50%", "2GiB"

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "sim/engine/program_engine.h"
 #include "sim/run/trace_provider.h"
 #include "traces/granularity.h"
 
@@ -15,6 +16,7 @@ namespace flashsim {
 
 EngineResult run_with_engine(ITraceSource& trace, const EngineConfig& config, EngineKind kind) {
   if (kind == EngineKind::event) return run_engine(trace, config);
+  if (kind == EngineKind::program) return run_program_engine(trace, config);
   EngineResult r;
   CacheOnlyTier tier;
   r.metrics = run_cache_only(trace, config.cache, &tier);
@@ -126,7 +128,7 @@ ScenarioResults run_scenario(const ScenarioDocument& document, const RunnerOptio
       r.policy = s.policies[t.policy].choice.impl;
       r.policy_label = s.policies[t.policy].label();
       r.policy_params = s.policies[t.policy].choice.params;
-      r.engine = s.engine == EngineKind::event ? "event" : "cache_only";
+      r.engine = s.engine == EngineKind::event ? "event" : s.engine == EngineKind::program ? "program" : "cache_only";
       r.seed = s.seed;
       r.capacity_text = s.cache.capacity.text;
       r.size_unit = s.cache.ignore_sizes ? "blocks" : "bytes";

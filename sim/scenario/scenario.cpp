@@ -37,6 +37,8 @@ EngineConfig Scenario::engine_config(std::size_t policy_index, ByteCount capacit
   config.cache.ignore_sizes = cache.ignore_sizes;
   config.issue = workload.issue;
   config.gap_ns = workload.gap_ns;
+  config.host_memory = workload.host_memory;
+  config.skip_steps = workload.skip_steps;
   config.decision_clock = decision_clock;
   config.window_ns = outputs.window_ns;
   const PolicyChoice& policy = policies.at(policy_index);

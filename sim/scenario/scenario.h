@@ -21,6 +21,7 @@ namespace flashsim {
 enum class EngineKind {
   event,       ///< run_engine: time, links, stalls, latency
   cache_only,  ///< run_cache_only: hits and bytes only (fast sweeps)
+  program,     ///< run_program_engine: a captured program's execution model (schema 2 traces)
 };
 
 struct WorkloadSpec {
@@ -32,6 +33,8 @@ struct WorkloadSpec {
   std::string format;                 ///< TraceFormatRegistry name: hdf5, csv, oraclegeneral, kineto
   IssueMode issue = IssueMode::closed;
   Nanoseconds gap_ns = 0;             ///< closed loop: compute between accesses when the trace has none
+  HostMemoryMode host_memory = HostMemoryMode::as_recorded;  ///< engine: program: the program's host buffers
+  std::uint64_t skip_steps = 0;       ///< engine: program: warm-up steps left out of TPOT
   std::map<std::string, std::string> import_options;  ///< the format's options, resolved (defaults included)
   // --- generated workloads: `workload: {generator: serving, model: ..., preset: ..., ...}`
   // (docs/workloads.md); then trace = "generator:NAME", format = "generated".

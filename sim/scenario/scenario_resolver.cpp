@@ -11,6 +11,7 @@
 #include "sim/scenario/component_parse.h"
 #include "sim/scenario/embedded_files.h"
 #include "sim/scenario/engine_options.h"
+#include "sim/engine/program_engine.h"
 #include "sim/scenario/generated_workload.h"
 #include "sim/scenario/hardware_loader.h"
 #include "sim/scenario/param_check.h"
@@ -32,8 +33,8 @@ const std::vector<ParamSpec>& top_specs() {
   static const std::vector<ParamSpec> specs = {
       {"name", ParamType::text, "", "scenario name; names the default results folder", -1e300, 1e300, {}},
       {"description", ParamType::text, "", "free text", -1e300, 1e300, {}},
-      {"engine", ParamType::choice, "event", "event: full event engine; cache_only: hits and bytes, no time", -1e300,
-       1e300, {"event", "cache_only"}},
+      {"engine", ParamType::choice, "event", "event: full event engine; cache_only: hits and bytes, no time; program: a captured program's execution model (docs/capture.md)", -1e300,
+       1e300, {"event", "cache_only", "program"}},
       {"decision_clock", ParamType::choice, "trace",
        "clock policies see: the trace's timestamps or the engine's own (sim/core/decision_clock.h)", -1e300, 1e300,
        {"trace", "engine"}},
@@ -52,6 +53,10 @@ const std::vector<ParamSpec>& workload_specs() {
        1e300, {"closed", "timestamp"}},
       {"gap", ParamType::duration, "0ns", "closed loop: compute between accesses when the trace records none", 0, 1e18,
        {}},
+      {"host_memory", ParamType::choice, "as_recorded",
+       "engine: program: the captured program's host buffers as_recorded, pinned or pageable (a what-if)", -1e300,
+       1e300, {"as_recorded", "pinned", "pageable"}},
+      {"skip_steps", ParamType::integer, "0", "engine: program: warm-up steps left out of TPOT", 0, 1e12, {}},
   };
   return specs;
 }
@@ -143,6 +148,13 @@ WorkloadSpec resolve_workload(const ConfigNode* node, const ConfigNode& root, co
   resolved.set("format", ConfigNode::make_scalar(w.format));
   resolved.set("issue", ConfigNode::make_scalar(v.text("issue")));
   resolved.set("gap", ConfigNode::make_scalar(v.text("gap")));
+  const std::string host_memory = v.text("host_memory");
+  w.host_memory = host_memory == "pinned"     ? HostMemoryMode::pinned
+                  : host_memory == "pageable" ? HostMemoryMode::pageable
+                                              : HostMemoryMode::as_recorded;
+  w.skip_steps = static_cast<std::uint64_t>(v.integer("skip_steps"));
+  resolved.set("host_memory", ConfigNode::make_scalar(host_memory));
+  resolved.set("skip_steps", ConfigNode::make_scalar(v.text("skip_steps")));
   resolved.set("import", resolved_node(entry.params, options));
   return w;
 }
@@ -317,7 +329,18 @@ std::vector<PolicyChoice> resolve_policies(const ConfigNode* node, const ConfigN
       choice.prefetchers = resolve_prefetch_list(own, key + ".prefetch", prefetch_r);
       item.erase("prefetch");
     }
-    ResolvedComponent r = resolve_component(item, key, "policy", PolicyRegistry::instance());
+    // as_recorded is the program engine's (no policy object): every copy the
+    // captured program made (sim/engine/program_engine.h).
+    const ConfigNode* impl = item.is_map() ? item.find("impl") : &item;
+    ResolvedComponent r;
+    if (impl != nullptr && impl->is_scalar() && impl->scalar == kAsRecordedPolicy && !choice.has_prefetch &&
+        (!item.is_map() || item.entries.size() == 1)) {
+      r.choice.impl = kAsRecordedPolicy;
+      r.resolved = ConfigNode::make_map(item.pos);
+      r.resolved.set("impl", ConfigNode::make_scalar(kAsRecordedPolicy));
+    } else {
+      r = resolve_component(item, key, "policy", PolicyRegistry::instance());
+    }
     choice.choice = r.choice;
     choice.user_params = r.user_params;
     if (choice.has_prefetch) r.resolved.set("prefetch", std::move(prefetch_r));
@@ -349,7 +372,9 @@ Scenario resolve_scenario_tree(const ConfigNode& tree, const std::filesystem::pa
       throw_at(n ? n->pos : tree.pos, key, "is not valid UTF-8 (byte " + std::to_string(bad) + " of the text)");
     }
   }
-  s.engine = top.text("engine") == "cache_only" ? EngineKind::cache_only : EngineKind::event;
+  s.engine = top.text("engine") == "cache_only" ? EngineKind::cache_only
+             : top.text("engine") == "program"  ? EngineKind::program
+                                                : EngineKind::event;
   s.decision_clock = parse_decision_clock(top.text("decision_clock"));
   if (s.engine == EngineKind::cache_only && s.decision_clock == DecisionClock::engine) {
     const ConfigNode* clock = tree.find("decision_clock");
@@ -368,6 +393,12 @@ Scenario resolve_scenario_tree(const ConfigNode& tree, const std::filesystem::pa
   }
   s.cache = resolve_cache(tree.find("cache"), tree, cache_r);
   s.policies = resolve_policies(tree.find("policies"), tree, policies_r);
+  for (std::size_t i = 0; i < s.policies.size(); ++i) {
+    if (s.policies[i].choice.impl == kAsRecordedPolicy && s.engine != EngineKind::program) {
+      throw_at(tree.find("policies")->items[i].pos, "policies." + std::to_string(i),
+               std::string(kAsRecordedPolicy) + " needs engine: program (a captured program's copies as they ran)");
+    }
+  }
   ConfigNode prefetch_r, bandwidth_r, serving_r;
   s.prefetchers = resolve_prefetch_list(tree.find("prefetch"), "prefetch", prefetch_r);
   const BandwidthOptions bandwidth = resolve_bandwidth_options(tree.find("bandwidth"), bandwidth_r);

@@ -22,12 +22,6 @@ namespace {
 
 const std::string kDir = std::string(FLASHSIM_SOURCE_DIR) + "/validate/baselines/h200/programs/";
 
-double median_ms(std::vector<Nanoseconds> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return (n % 2 ? static_cast<double>(v[n / 2]) : 0.5 * static_cast<double>(v[n / 2 - 1] + v[n / 2])) / 1e6;
-}
-
 TEST(ProgramBaseline, PredictionsMatchTheCommittedBaselineAndTheTargets) {
   std::ifstream in(kDir + "baseline.json");
   ASSERT_TRUE(in) << kDir << "baseline.json";
@@ -42,17 +36,9 @@ TEST(ProgramBaseline, PredictionsMatchTheCommittedBaselineAndTheTargets) {
     auto source = open_trace(kDir + name + ".h5");
     const TraceMeta meta = source->meta();
     ASSERT_TRUE(meta.program) << "no program in the trace";
-    std::vector<AccessRecord> records(meta.record_count);
-    source->rewind();
-    for (std::size_t got = 0; got < records.size();) {
-      const std::size_t n = source->read(std::span<AccessRecord>(records).subspan(got));
-      ASSERT_GT(n, 0u);
-      got += n;
-    }
-    const ProgramPrediction p = run_program(meta, records, hw, ExecutorOptions{});
-    const auto steps = p.step_durations(skip);
-    ASSERT_GE(steps.size(), 5u);
-    const double predicted = median_ms(steps);
+    const ProgramPrediction p = run_program(meta, read_all_records(*source), hw, ExecutorOptions{});
+    ASSERT_GE(p.step_durations(skip).size(), 5u);
+    const double predicted = p.median_step_ns(skip) / 1e6;
     const double committed = entry.at("predicted_ms").get<double>();
     EXPECT_NEAR(predicted, committed, 0.01 * committed) << "the model's prediction moved: update baseline.json";
     const double measured = entry.at("measured_ms").get<double>();
