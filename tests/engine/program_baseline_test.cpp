@@ -15,6 +15,7 @@
 
 #include "sim/engine/program_executor.h"
 #include "sim/scenario/hardware_loader.h"
+#include "tests/support/shared_data.h"
 #include "traces/trace_formats.h"
 
 namespace flashsim {
@@ -48,6 +49,28 @@ TEST(ProgramBaseline, PredictionsMatchTheCommittedBaselineAndTheTargets) {
     }
   }
   EXPECT_EQ(within, 4);
+}
+
+// The seed's own recording (../shared/traces/torch-offload-h200: accelerate
+// cpu_offload, Llama 2048x22, a torch.profiler trace made by someone else):
+// its program read from Kineto's runtime calls, predicted with the
+// calibrated profile, against the recording's own per-token time (its
+// summary: wall 2923.06 ms / 8 tokens = 365.38 ms).
+TEST(ProgramBaseline, TheSeedsKinetoRecordingIsPredictedWithinTenPercent) {
+  FLASHSIM_REQUIRE_SHARED(path, "traces/torch-offload-h200/llama-2048x22.trace.json.gz");
+  const HardwareProfile hw =
+      load_hardware_profile(std::string(FLASHSIM_SOURCE_DIR) + "/scenarios/hardware/h200-calibrated.yaml");
+  auto source = open_trace(path);
+  const TraceMeta meta = source->meta();
+  ASSERT_TRUE(meta.program);
+  EXPECT_EQ(meta.schema_version, 2);
+  EXPECT_EQ(meta.program->thread_count, 1u);
+  const ProgramPrediction p = run_program(meta, read_all_records(*source), hw, ExecutorOptions{});
+  ASSERT_EQ(p.step_start_ns.size(), 8u);  // one mark per forward pass: the 8 generated tokens
+  const double predicted = p.median_step_ns(0) / 1e6;
+  EXPECT_NEAR(predicted, 373.13, 0.01 * 373.13) << "the model's prediction moved: update VALIDATION.md";
+  EXPECT_LE(std::abs(predicted - 365.38) / 365.38, 0.10);
+  EXPECT_EQ(p.copies, 1648u);  // every gpu_memcpy of the recording
 }
 
 }  // namespace

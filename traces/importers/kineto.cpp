@@ -1,11 +1,14 @@
 #include "traces/importers/kineto.h"
 
 #include "traces/importers/copy_passes.h"
+#include "traces/importers/kineto_program.h"
 
 #include <zlib.h>
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -78,6 +81,7 @@ class MemcpyCollector {
     if (depth_ == 3 && in_event_) {
       if (keys_[3] == "cat") cat_ = value;
       else if (keys_[3] == "name") name_ = value;
+      else if (keys_[3] == "tid") tid_ = std::hash<std::string>{}(value);
     } else if (depth_ == 4 && in_args_ && (keys_[4] == "src_address" || keys_[4] == "dst_address")) {
       address(value);
     }
@@ -96,6 +100,8 @@ class MemcpyCollector {
       cat_.clear();
       name_.clear();
       has_ts_ = has_bytes_ = has_dur_ = false;
+      tid_ = 0;
+      correlation_ = kNoCorrelation;
     } else if (depth_ == 4 && in_event_ && keys_[3] == "args") {
       in_args_ = true;
     }
@@ -131,6 +137,11 @@ class MemcpyCollector {
 
  private:
   bool integer(long double, std::uint64_t u, bool non_negative) {
+    if (depth_ == 3 && in_event_ && keys_[3] == "tid") {
+      tid_ = u;
+    } else if (depth_ == 4 && in_args_ && keys_[4] == "correlation") {
+      correlation_ = u;
+    }
     if (depth_ == 3 && in_event_ && keys_[3] == "ts") {
       event_.ts_ns = static_cast<Nanoseconds>(u) * kNsPerUs;
       has_ts_ = non_negative;
@@ -168,6 +179,7 @@ class MemcpyCollector {
   void finish_event() {
     ++events_seen_;
     in_event_ = false;
+    keep_program_event();
     if (cat_ == "kernel") {
       if (!has_ts_ || !has_dur_) {
         throw InputError(where_ + ": kernel event " + std::to_string(events_seen_ - 1) + " ('" + name_ +
@@ -198,6 +210,31 @@ class MemcpyCollector {
   std::vector<MemcpyEvent> events_;
   std::vector<KernelSpan> kernels_;
   std::uint64_t events_seen_ = 0;
+  std::uint64_t tid_ = 0, correlation_ = kNoCorrelation;
+  std::vector<KinetoProgramEvent> program_events_;
+
+  // What the program of the trace needs (traces/importers/kineto_program.h):
+  // runtime and driver calls, and the device work they issued.
+  void keep_program_event() {
+    KinetoProgramEvent e;
+    if (cat_ == "cuda_runtime" || cat_ == "cuda_driver") e.type = KinetoProgramEvent::Type::call;
+    else if (cat_ == "kernel") e.type = KinetoProgramEvent::Type::kernel;
+    else if (cat_ == "gpu_memcpy") e.type = KinetoProgramEvent::Type::copy;
+    else if (cat_ == "gpu_memset") e.type = KinetoProgramEvent::Type::memset;
+    else return;
+    if (!has_ts_ || correlation_ == kNoCorrelation) return;
+    e.name = name_;
+    e.thread = tid_;
+    e.ts_ns = event_.ts_ns;
+    e.dur_ns = has_dur_ ? event_.dur_ns : 0;
+    e.correlation = correlation_;
+    e.stream = event_.stream;
+    e.bytes = event_.bytes;
+    program_events_.push_back(std::move(e));
+  }
+
+ public:
+  std::vector<KinetoProgramEvent>& program_events() { return program_events_; }
 };
 
 }  // namespace
@@ -206,6 +243,7 @@ KinetoTraceSource::KinetoTraceSource(std::filesystem::path path, KinetoImportOpt
   const std::string where = path.string();
   std::vector<MemcpyEvent> events;
   std::vector<KernelSpan> kernels;
+  std::vector<KinetoProgramEvent> program_events;
   {
     const std::string text = read_maybe_gzip(path);
     MemcpyCollector collector(where);
@@ -213,8 +251,16 @@ KinetoTraceSource::KinetoTraceSource(std::filesystem::path path, KinetoImportOpt
     if (!collector.saw_events()) throw InputError(where + ": no traceEvents array (not a Kineto/chrome trace?)");
     events = std::move(collector.events());
     kernels = std::move(collector.kernels());
+    program_events = std::move(collector.program_events());
   }
   build(std::move(events), options, where, "kineto", std::move(kernels));
+  if (options.program) attach_program(kineto_program(program_events, records(), where));
+}
+
+void CopyWeightTraceSource::attach_program(Program program) {
+  if (program.empty()) return;
+  meta_.program = std::make_shared<const Program>(std::move(program));
+  meta_.schema_version = 2;
 }
 
 void CopyWeightTraceSource::build(std::vector<CopyEvent> events, const KinetoImportOptions& options,

@@ -86,6 +86,9 @@ struct KinetoImportOptions {
   ByteCount io_max_bytes = 0;
   /// Per-access compute from the recorded kernels (default) or none.
   KinetoCompute compute = KinetoCompute::kernels;
+  /// Kineto only: also build the trace's program (schema 2,
+  /// traces/importers/kineto_program.h) from the runtime calls.
+  bool program = true;
 };
 
 /// What the importer saw and what it kept.
@@ -130,6 +133,7 @@ class CopyWeightTraceSource : public ITraceSource {
   std::size_t read(std::span<AccessRecord> out) override;
   void rewind() override { position_ = 0; }
   const KinetoImportReport& report() const { return report_; }
+  const std::vector<AccessRecord>& records() const { return records_; }
 
  protected:
   /// Classifies `events` (and attributes `kernels`) by the rules above.
@@ -137,6 +141,8 @@ class CopyWeightTraceSource : public ITraceSource {
   /// Throws InputError as weight_trace_from_copies.
   void build(std::vector<CopyEvent> events, const KinetoImportOptions& options, const std::string& where,
              const std::string& format, std::vector<KernelSpan> kernels);
+  /// Sets meta().program (schema 2) unless `program` is empty.
+  void attach_program(Program program);
 
  private:
   TraceMeta meta_;
