@@ -108,6 +108,19 @@ void make_db(const std::filesystem::path& path, bool with_table) {
         "(5300, 5310, 0, 1, 7, 12, 1, 4, 2, 0, 3, 1, 0, 1, 0, 1, 0, 0)",
     };
     for (const char* r : rows) exec(db, std::string("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES ") + r);
+    // The runtime calls that issued them (correlationId 1..12; 6..8 absent),
+    // one cudaStreamSynchronize after each pass's DtoH, on thread 42.
+    exec(db, "INSERT INTO StringIds VALUES (1, 'cudaMemcpyAsync_v3020'), (2, 'cudaStreamSynchronize_v3020')");
+    exec(db,
+         "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER, "
+         "globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER, callchainId INTEGER)");
+    for (int c : {1, 2, 3, 4, 5, 9, 10, 11, 12}) {
+      const int start = (c < 9 ? 900 : 4900) + 100 * (c < 9 ? c - 1 : c - 9);
+      exec(db, "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (" + std::to_string(start) + ", " +
+                   std::to_string(start + 20) + ", 0, 42, " + std::to_string(c) + ", 1, 0, 0)");
+    }
+    exec(db, "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1400, 1420, 0, 42, 20, 2, 0, 0), "
+             "(5400, 5420, 0, 42, 21, 2, 0, 0)");
   }
   sqlite3_close(db);
 }
@@ -133,6 +146,29 @@ TEST(NsysSqlite, CopiesBecomeWeightAccessesByTheKinetoRules) {
   EXPECT_EQ(catalog[2].name, "layers.1.0");
   EXPECT_NE(src->meta().source.find("nsys:"), std::string::npos);
   EXPECT_NE(src->meta().source.find("1 other copies"), std::string::npos) << src->meta().source;
+  // The program: 9 copy calls and 2 synchronisations on one thread; a step at
+  // each pass's first weight copy; the synchronise waits on stream 7.
+  const auto& program = src->meta().program;
+  ASSERT_TRUE(program);
+  EXPECT_EQ(src->meta().schema_version, 2);
+  EXPECT_EQ(program->thread_count, 1u);
+  std::size_t steps = 0, copies = 0, syncs = 0, with_access = 0;
+  for (const ProgramOp& op : program->ops) {
+    steps += op.kind == ProgramOpKind::step;
+    copies += op.kind == ProgramOpKind::copy;
+    syncs += op.kind == ProgramOpKind::stream_sync;
+    with_access += op.first_access != kNoAccess;
+    if (op.kind == ProgramOpKind::copy && op.direction == CopyDirection::h2d) {
+      EXPECT_EQ(op.host_memory, HostMemory::pinned);  // srcKind 2
+    }
+    if (op.kind == ProgramOpKind::copy && op.direction == CopyDirection::d2h) {
+      EXPECT_EQ(op.host_memory, HostMemory::pageable);  // dstKind 1
+    }
+  }
+  EXPECT_EQ(steps, 2u);
+  EXPECT_EQ(copies, 9u);
+  EXPECT_EQ(syncs, 2u);
+  EXPECT_EQ(with_access, 6u);  // the six weight records
 }
 
 TEST(NsysSqlite, ReportsWithoutCopiesOrNotSqliteAreInputErrors) {

@@ -9,6 +9,7 @@
 
 #include "sim/core/errors.h"
 #include "traces/importers/copy_passes.h"
+#include "traces/importers/kineto_program.h"
 #include "traces/trace_formats.h"
 
 namespace flashsim {
@@ -50,6 +51,62 @@ struct Statement {
   ~Statement() { sqlite3_finalize(stmt); }
 };
 
+bool has_table(Db& db, const char* name) {
+  Statement q{db.prepare(std::string("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='") + name + "'")};
+  return sqlite3_step(q.stmt) == SQLITE_ROW && sqlite3_column_int(q.stmt, 0) != 0;
+}
+
+// The rows the program needs, in the Kineto importer's terms (the rules are
+// traces/importers/kineto_program.h's): runtime calls (names from StringIds,
+// "_v7000" suffixes kept: the rules look for substrings), and the kernels,
+// copies and memsets with their correlation ids. Copies are named as Kineto
+// names them ("Memcpy HtoD (Pageable -> Device)") from copyKind and the
+// host side's memory kind (CUPTI values: 1 pageable, 2 pinned).
+std::vector<KinetoProgramEvent> program_events(Db& db) {
+  std::vector<KinetoProgramEvent> out;
+  if (!has_table(db, "CUPTI_ACTIVITY_KIND_RUNTIME") || !has_table(db, "StringIds")) return out;
+  auto read = [&](const std::string& sql, KinetoProgramEvent::Type type) {
+    Statement q{db.prepare(sql)};
+    int rc = 0;
+    while ((rc = sqlite3_step(q.stmt)) == SQLITE_ROW) {
+      KinetoProgramEvent e;
+      e.type = type;
+      e.ts_ns = sqlite3_column_int64(q.stmt, 0);
+      e.dur_ns = std::max<sqlite3_int64>(0, sqlite3_column_int64(q.stmt, 1) - e.ts_ns);
+      e.correlation = static_cast<std::uint64_t>(sqlite3_column_int64(q.stmt, 2));
+      e.thread = static_cast<std::uint64_t>(sqlite3_column_int64(q.stmt, 3));
+      e.stream = static_cast<std::uint32_t>(sqlite3_column_int64(q.stmt, 4));
+      e.bytes = static_cast<ByteCount>(std::max<sqlite3_int64>(0, sqlite3_column_int64(q.stmt, 5)));
+      const unsigned char* name = sqlite3_column_text(q.stmt, 6);
+      e.name = name != nullptr ? reinterpret_cast<const char*>(name) : "";
+      if (type == KinetoProgramEvent::Type::copy) {
+        const int kind = sqlite3_column_int(q.stmt, 7), src = sqlite3_column_int(q.stmt, 8),
+                  dst = sqlite3_column_int(q.stmt, 9);
+        const int host = kind == 1 ? src : dst;
+        e.name = std::string("Memcpy ") + (kind == 1 ? "HtoD" : kind == 2 ? "DtoH" : kind == 8 ? "DtoD" : "Other") +
+                 (host == 1 ? " (Pageable)" : host == 2 ? " (Pinned)" : "");
+      }
+      out.push_back(std::move(e));
+    }
+    if (rc != SQLITE_DONE) db.fail(std::string("reading the program's tables: ") + db.error());
+  };
+  read("SELECT r.start, r.end, r.correlationId, r.globalTid, 0, 0, s.value FROM CUPTI_ACTIVITY_KIND_RUNTIME r "
+       "JOIN StringIds s ON s.id = r.nameId",
+       KinetoProgramEvent::Type::call);
+  if (has_table(db, "CUPTI_ACTIVITY_KIND_KERNEL")) {
+    read("SELECT start, end, correlationId, 0, streamId, 0, '' FROM CUPTI_ACTIVITY_KIND_KERNEL",
+         KinetoProgramEvent::Type::kernel);
+  }
+  read("SELECT start, end, correlationId, 0, streamId, bytes, '', copyKind, srcKind, dstKind "
+       "FROM CUPTI_ACTIVITY_KIND_MEMCPY",
+       KinetoProgramEvent::Type::copy);
+  if (has_table(db, "CUPTI_ACTIVITY_KIND_MEMSET")) {
+    read("SELECT start, end, correlationId, 0, streamId, bytes, '' FROM CUPTI_ACTIVITY_KIND_MEMSET",
+         KinetoProgramEvent::Type::memset);
+  }
+  return out;
+}
+
 }  // namespace
 
 NsysSqliteTraceSource::NsysSqliteTraceSource(std::filesystem::path path, KinetoImportOptions options) {
@@ -84,6 +141,7 @@ NsysSqliteTraceSource::NsysSqliteTraceSource(std::filesystem::path path, KinetoI
   }
   if (rc != SQLITE_DONE) db.fail(std::string("reading CUPTI_ACTIVITY_KIND_MEMCPY: ") + db.error());
   build(std::move(events), options, where, "nsys", {});
+  if (options.program) attach_program(kineto_program(program_events(db), records(), where));
 }
 
 namespace {

@@ -6,6 +6,10 @@
 // rules (traces/importers/copy_passes.h: forward passes, weights by their
 // position in a pass), with the same options. Needs the sqlite3 library
 // (Debian libsqlite3-dev); without it the format is not registered.
+// When the export has CUPTI_ACTIVITY_KIND_RUNTIME (with StringIds), the trace
+// also carries its program (schema 2), by the Kineto importer's rules
+// (traces/importers/kineto_program.h) on the runtime, kernel, copy and memset
+// rows joined by correlationId.
 #pragma once
 #include <filesystem>
 #include <memory>
