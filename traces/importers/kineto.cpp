@@ -281,7 +281,10 @@ std::vector<ParamSpec> copy_import_param_specs(bool with_compute) {
       {"pass_start_bytes", ParamType::bytes, "0", "size of the copy starting a forward pass (0: first HtoD copy)", 0,
        1e300, {}},
       {"io_max_bytes", ParamType::bytes, "0", "HtoD copies smaller than this are inputs, not weights (0: off)", 0,
-       1e300, {}}};
+       1e300, {}},
+      {"program", ParamType::choice, "on",
+       "on: also read the program (runtime calls, streams; schema 2, docs/traces.md); off: accesses only", -1e300,
+       1e300, {"on", "off"}}};
   if (with_compute) {
     specs.push_back({"compute", ParamType::choice, "kernels",
                      "compute_ns per weight access: kernels (recorded kernel durations after the copy, "
@@ -295,6 +298,7 @@ KinetoImportOptions copy_import_options(const ParamValues& p) {
   KinetoImportOptions o;
   o.pass_start_bytes = p.bytes("pass_start_bytes");
   o.io_max_bytes = p.bytes("io_max_bytes");
+  o.program = p.text("program") == "on";
   if (p.resolved_text().count("compute")) o.compute = p.text("compute") == "none" ? KinetoCompute::none : KinetoCompute::kernels;
   return o;
 }
