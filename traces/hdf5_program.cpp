@@ -17,6 +17,7 @@ constexpr const char* kProgramGroup = "program";
 /// One column: its name, HDF5 types, and how to move it between ops and a buffer.
 struct Column {
   const char* name;
+  std::uint64_t max;  // largest value the field holds (larger: corrupt)
   hid_t file_type;
   hid_t mem_type;
   std::function<std::uint64_t(const ProgramOp&)> get;
@@ -25,33 +26,33 @@ struct Column {
 
 const std::vector<Column>& columns() {
   static const std::vector<Column> c = {
-      {"kind", H5T_STD_U8LE, H5T_NATIVE_UINT64, [](const ProgramOp& o) { return std::uint64_t(o.kind); },
+      {"kind", 9, H5T_STD_U8LE, H5T_NATIVE_UINT64, [](const ProgramOp& o) { return std::uint64_t(o.kind); },
        [](ProgramOp& o, std::uint64_t v) { o.kind = static_cast<ProgramOpKind>(std::min<std::uint64_t>(v, 255)); }},
-      {"thread", H5T_STD_U32LE, H5T_NATIVE_UINT64, [](const ProgramOp& o) { return std::uint64_t(o.thread); },
+      {"thread", 0xFFFFFFFFu, H5T_STD_U32LE, H5T_NATIVE_UINT64, [](const ProgramOp& o) { return std::uint64_t(o.thread); },
        [](ProgramOp& o, std::uint64_t v) { o.thread = static_cast<std::uint32_t>(v); }},
-      {"host_start_ns", H5T_STD_I64LE, H5T_NATIVE_UINT64, [](const ProgramOp& o) { return std::uint64_t(o.host_start_ns); },
+      {"host_start_ns", std::uint64_t{1} << 62, H5T_STD_I64LE, H5T_NATIVE_UINT64, [](const ProgramOp& o) { return std::uint64_t(o.host_start_ns); },
        [](ProgramOp& o, std::uint64_t v) { o.host_start_ns = static_cast<Nanoseconds>(v); }},
-      {"host_end_ns", H5T_STD_I64LE, H5T_NATIVE_UINT64, [](const ProgramOp& o) { return std::uint64_t(o.host_end_ns); },
+      {"host_end_ns", std::uint64_t{1} << 62, H5T_STD_I64LE, H5T_NATIVE_UINT64, [](const ProgramOp& o) { return std::uint64_t(o.host_end_ns); },
        [](ProgramOp& o, std::uint64_t v) { o.host_end_ns = static_cast<Nanoseconds>(v); }},
-      {"stream", H5T_STD_U32LE, H5T_NATIVE_UINT64, [](const ProgramOp& o) { return std::uint64_t(o.stream); },
+      {"stream", 0xFFFFFFFFu, H5T_STD_U32LE, H5T_NATIVE_UINT64, [](const ProgramOp& o) { return std::uint64_t(o.stream); },
        [](ProgramOp& o, std::uint64_t v) { o.stream = static_cast<std::uint32_t>(v); }},
-      {"event", H5T_STD_U32LE, H5T_NATIVE_UINT64, [](const ProgramOp& o) { return std::uint64_t(o.event); },
+      {"event", 0xFFFFFFFFu, H5T_STD_U32LE, H5T_NATIVE_UINT64, [](const ProgramOp& o) { return std::uint64_t(o.event); },
        [](ProgramOp& o, std::uint64_t v) { o.event = static_cast<std::uint32_t>(v); }},
-      {"gpu_ns", H5T_STD_I64LE, H5T_NATIVE_UINT64, [](const ProgramOp& o) { return std::uint64_t(o.gpu_ns); },
+      {"gpu_ns", std::uint64_t{1} << 62, H5T_STD_I64LE, H5T_NATIVE_UINT64, [](const ProgramOp& o) { return std::uint64_t(o.gpu_ns); },
        [](ProgramOp& o, std::uint64_t v) { o.gpu_ns = static_cast<Nanoseconds>(v); }},
-      {"gpu_start_ns", H5T_STD_I64LE, H5T_NATIVE_UINT64, [](const ProgramOp& o) { return std::uint64_t(o.gpu_start_ns); },
+      {"gpu_start_ns", std::uint64_t{1} << 62, H5T_STD_I64LE, H5T_NATIVE_UINT64, [](const ProgramOp& o) { return std::uint64_t(o.gpu_start_ns); },
        [](ProgramOp& o, std::uint64_t v) { o.gpu_start_ns = static_cast<Nanoseconds>(v); }},
-      {"bytes", H5T_STD_U64LE, H5T_NATIVE_UINT64, [](const ProgramOp& o) { return std::uint64_t(o.bytes); },
+      {"bytes", std::uint64_t{1} << 50, H5T_STD_U64LE, H5T_NATIVE_UINT64, [](const ProgramOp& o) { return std::uint64_t(o.bytes); },
        [](ProgramOp& o, std::uint64_t v) { o.bytes = v; }},
-      {"direction", H5T_STD_U8LE, H5T_NATIVE_UINT64, [](const ProgramOp& o) { return std::uint64_t(o.direction); },
+      {"direction", 3, H5T_STD_U8LE, H5T_NATIVE_UINT64, [](const ProgramOp& o) { return std::uint64_t(o.direction); },
        [](ProgramOp& o, std::uint64_t v) { o.direction = static_cast<CopyDirection>(std::min<std::uint64_t>(v, 255)); }},
-      {"host_memory", H5T_STD_U8LE, H5T_NATIVE_UINT64, [](const ProgramOp& o) { return std::uint64_t(o.host_memory); },
+      {"host_memory", 2, H5T_STD_U8LE, H5T_NATIVE_UINT64, [](const ProgramOp& o) { return std::uint64_t(o.host_memory); },
        [](ProgramOp& o, std::uint64_t v) { o.host_memory = static_cast<HostMemory>(std::min<std::uint64_t>(v, 255)); }},
-      {"blocking", H5T_STD_U8LE, H5T_NATIVE_UINT64, [](const ProgramOp& o) { return std::uint64_t(o.blocking); },
+      {"blocking", 1, H5T_STD_U8LE, H5T_NATIVE_UINT64, [](const ProgramOp& o) { return std::uint64_t(o.blocking); },
        [](ProgramOp& o, std::uint64_t v) { o.blocking = v != 0; }},
-      {"first_access", H5T_STD_U64LE, H5T_NATIVE_UINT64, [](const ProgramOp& o) { return o.first_access; },
+      {"first_access", ~std::uint64_t{0}, H5T_STD_U64LE, H5T_NATIVE_UINT64, [](const ProgramOp& o) { return o.first_access; },
        [](ProgramOp& o, std::uint64_t v) { o.first_access = v; }},
-      {"access_count", H5T_STD_U32LE, H5T_NATIVE_UINT64, [](const ProgramOp& o) { return std::uint64_t(o.access_count); },
+      {"access_count", 0xFFFFFFFFu, H5T_STD_U32LE, H5T_NATIVE_UINT64, [](const ProgramOp& o) { return std::uint64_t(o.access_count); },
        [](ProgramOp& o, std::uint64_t v) { o.access_count = static_cast<std::uint32_t>(v); }},
   };
   return c;
@@ -106,7 +107,13 @@ std::shared_ptr<const Program> read_program(hid_t file, const std::string& where
     }
     buffer.resize(n);
     if (n > 0) h5::read_range(d.get(), c.mem_type, 0, n, buffer.data());
-    for (std::size_t i = 0; i < n; ++i) c.set(program->ops[i], buffer[i]);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (buffer[i] > c.max) {
+        throw InputError(prefix + c.name + "[" + std::to_string(i) + "] = " + std::to_string(buffer[i]) +
+                         " is out of range (at most " + std::to_string(c.max) + ")");
+      }
+      c.set(program->ops[i], buffer[i]);
+    }
   }
   if (const std::string problem = check_program(*program, record_count); !problem.empty()) {
     throw InputError(prefix + " " + problem);

@@ -39,9 +39,9 @@ int predict_command(int argc, char** argv) {
   app.add_option("--hardware", hardware, "hardware profile with an execution: section")->capture_default_str();
   app.add_option("--policy", policy, "as_recorded (every copy the program made) or a fast-tier policy")
       ->capture_default_str();
-  app.add_option("--capacity", capacity, "fast-tier capacity for --policy (bytes, e.g. 4GiB)")->capture_default_str();
+  app.add_option("--capacity", capacity, "fast-tier capacity for --policy (bytes, e.g. 4GiB, or a share of the footprint, 50%)")->capture_default_str();
   app.add_option("--resident-first", resident_first,
-                 "keep resident the streamed blocks (read more than once) first read, in order, up to this many bytes\n(static placement)")
+                 "keep resident the streamed blocks (read more than once) first read, in order, up to this many bytes\n(static placement; added to --capacity)")
       ->capture_default_str();
   app.add_option("--host-memory", host_memory, "as_recorded | pinned | pageable: the program's host buffers")
       ->capture_default_str()
@@ -67,6 +67,13 @@ int predict_command(int argc, char** argv) {
   }
   auto source = open_trace(trace);
   const TraceMeta meta = source->meta();
+  if (!meta.program || meta.program->empty()) {
+    const bool imported = meta.source.rfind("kineto", 0) == 0 || meta.source.rfind("nsys", 0) == 0;
+    throw InputError(trace + ": the trace has no program (schema_version " + std::to_string(meta.schema_version) +
+                     "): " +
+                     (imported ? "import it again with the option program: on"
+                               : "capture the program with `flashsim capture` (raw format 2) to predict it"));
+  }
   const std::vector<AccessRecord> records = read_all_records(*source);
 
   ExecutorOptions o;
@@ -80,7 +87,20 @@ int predict_command(int argc, char** argv) {
   o.as_recorded = policy == kAsRecordedPolicy && resident == 0;
   if (!o.as_recorded) {
     o.cache.eviction.impl = policy == kAsRecordedPolicy ? "lru" : policy;
-    o.cache.capacity_bytes = parse_bytes(capacity);
+    std::string cap = capacity;
+    while (!cap.empty() && cap.back() == ' ') cap.pop_back();
+    if (!cap.empty() && cap.back() == '%') {
+      // A share of the footprint: the distinct blocks' bytes, as cache.capacity: N% means.
+      const double percent = parse_real(cap.substr(0, cap.size() - 1));
+      if (!(percent > 0 && percent <= 100)) throw InputError("--capacity " + capacity + ": a share in (0, 100]%");
+      std::map<BlockId, ByteCount> sizes;
+      for (const AccessRecord& r : records) sizes[r.block_id] = std::max(sizes[r.block_id], r.bytes);
+      ByteCount footprint = 0;
+      for (const auto& [id, b] : sizes) footprint += b;
+      o.cache.capacity_bytes = static_cast<ByteCount>(static_cast<double>(footprint) * percent / 100.0);
+    } else {
+      o.cache.capacity_bytes = parse_bytes(capacity);
+    }
     if (resident > 0) {
       // Streamed blocks (read more than once: one-off copies such as the
       // initial placement are not streaming) in order of first read, until
@@ -100,7 +120,15 @@ int predict_command(int argc, char** argv) {
     }
     if (o.cache.capacity_bytes == 0) throw InputError("--policy " + policy + " needs --capacity > 0");
   }
+  if (o.as_recorded && capacity != "0") {
+    std::cerr << "flashsim predict: warning: --capacity is ignored with --policy as_recorded (no fast tier)\n";
+  }
   const ProgramPrediction p = run_program(meta, records, hw, o);
+  if (p.step_durations(static_cast<std::size_t>(skip)).empty()) {
+    throw InputError(trace + ": " + std::to_string(p.step_start_ns.size()) + " step marks (rule '" +
+                     meta.program->step_rule + "'); --skip-steps " + std::to_string(skip) +
+                     " leaves no step to measure");
+  }
   const std::size_t skip_n = static_cast<std::size_t>(skip);
   const auto steps = p.step_durations(skip_n);
   const auto recorded = p.step_durations(skip_n, true);

@@ -27,12 +27,21 @@ Nanoseconds CopyCurve::time_ns(ByteCount bytes) const {
 }
 
 CopyCurve make_copy_curve(std::vector<std::pair<double, double>> points, const std::string& key) {
+  if (points.size() < 2) {
+    throw InputError(key + ": needs at least two [bytes, ns] points (got " + std::to_string(points.size()) + ")");
+  }
   std::sort(points.begin(), points.end());
   CopyCurve c;
   for (std::size_t i = 0; i < points.size(); ++i) {
     const auto [b, t] = points[i];
-    if (!(b >= 1) || !(t > 0) || !std::isfinite(b) || !std::isfinite(t)) {
-      throw InputError(key + ": point " + std::to_string(i) + " needs bytes >= 1 and a time > 0 ns");
+    // Bytes whole and below 2^50 (1 PiB); times below 1e15 ns (11.6 days).
+    if (!(b >= 1) || !(t > 0) || !(b < 1125899906842624.0) || !(t < 1e15) || b != std::floor(b)) {
+      throw InputError(key + ": point " + std::to_string(i) +
+                       " needs whole bytes in [1, 2^50) and a time in (0, 1e15) ns");
+    }
+    if (!c.points.empty() && std::llround(t) < c.points.back().second) {
+      throw InputError(key + ": the time falls as the size grows (at " + std::to_string(static_cast<ByteCount>(b)) +
+                       " bytes): not a copy curve");
     }
     if (!c.points.empty() && static_cast<ByteCount>(b) == c.points.back().first) {
       throw InputError(key + ": two points for " + std::to_string(static_cast<ByteCount>(b)) + " bytes");

@@ -3,6 +3,7 @@
 #include <system_error>
 
 #include "sim/policy/i_eviction_policy.h"
+#include "sim/core/unit_parse.h"
 #include "sim/scenario/component_parse.h"
 #include "sim/scenario/embedded_files.h"
 #include "sim/scenario/param_check.h"
@@ -144,7 +145,12 @@ ExecutionSpec resolve_execution(const ConfigNode& hw, ConfigNode& resolved) {
   const ConfigNode& map = node && !node->is_null() ? *node : empty;
   const std::vector<std::string> lists = {"pageable_h2d_points", "pageable_d2h_points"};
   const ParamValues v = resolve_params(map, "hardware.execution", "execution", ExecutionSpec::param_specs(), lists);
-  ExecutionSpec spec = ExecutionSpec::from(v);
+  ExecutionSpec spec;
+  try {
+    spec = ExecutionSpec::from(v);
+  } catch (const InputError& e) {
+    throw_at(map.pos, "hardware.execution", e.what());
+  }
   spec.calibrated = node != nullptr && !node->is_null();
   ConfigNode r = resolved_node(ExecutionSpec::param_specs(), v);
   for (const std::string& name : lists) {
@@ -158,9 +164,10 @@ ExecutionSpec resolve_execution(const ConfigNode& hw, ConfigNode& resolved) {
         throw_at(item.pos, key, "each point is a pair [bytes, ns]");
       }
       try {
-        points.emplace_back(std::stod(item.items[0].scalar), std::stod(item.items[1].scalar));
-      } catch (const std::exception&) {
-        throw_at(item.pos, key, "'" + item.items[0].scalar + "', '" + item.items[1].scalar + "' are not numbers");
+        points.emplace_back(parse_real(item.items[0].scalar), parse_real(item.items[1].scalar));
+      } catch (const InputError&) {
+        throw_at(item.pos, key,
+                 "'" + item.items[0].scalar + "', '" + item.items[1].scalar + "' are not plain numbers (bytes, ns)");
       }
     }
     try {

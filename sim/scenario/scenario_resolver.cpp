@@ -393,6 +393,12 @@ Scenario resolve_scenario_tree(const ConfigNode& tree, const std::filesystem::pa
   }
   s.cache = resolve_cache(tree.find("cache"), tree, cache_r);
   s.policies = resolve_policies(tree.find("policies"), tree, policies_r);
+  if (s.engine != EngineKind::program && !s.workload.generated &&
+      (s.workload.host_memory != HostMemoryMode::as_recorded || s.workload.skip_steps != 0)) {
+    const ConfigNode* w = tree.find("workload");
+    throw_at(w ? w->pos : tree.pos, "workload",
+             "host_memory and skip_steps apply to engine: program only (a captured program's execution model)");
+  }
   for (std::size_t i = 0; i < s.policies.size(); ++i) {
     if (s.policies[i].choice.impl == kAsRecordedPolicy && s.engine != EngineKind::program) {
       throw_at(tree.find("policies")->items[i].pos, "policies." + std::to_string(i),

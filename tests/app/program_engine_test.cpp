@@ -54,6 +54,15 @@ TEST(ProgramEngine, AsRecordedNeedsTheProgramEngineAndAProgram) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("needs engine: program"), std::string::npos) << e.what();
   }
+  // The program engine's workload keys are refused elsewhere, not ignored.
+  try {
+    ScenarioDocument::from_file(write("name: x\nhardware: {profile: h200-calibrated}\nworkload: {trace: " + trace +
+                                      ", host_memory: pinned}\ncache: {capacity: 1GiB}\npolicies: [lru]\n"))
+        .resolve(ScenarioDocument::from_file(dir / "s.yaml").points().front());
+    ADD_FAILURE() << "workload.host_memory accepted with the event engine";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("engine: program only"), std::string::npos) << e.what();
+  }
   // A schema-1 trace has no program: the run names the trace.
   const std::string v1 = std::string(FLASHSIM_SOURCE_DIR) + "/hw/capture/example/offload_stream.capture.h5";
   RunnerOptions options;

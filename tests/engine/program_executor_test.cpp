@@ -459,14 +459,19 @@ TEST(ProgramExecutor, CopyCurveInterpolatesAndExtendsItsEndSegments) {
   // Extending a steep first segment below its start never goes negative.
   const CopyCurve steep = make_copy_curve({{1000, 100}, {2000, 1100}}, "steep");
   EXPECT_EQ(steep.time_ns(50), 0);  // 100 + 1.0 * (50 - 1000) = -850 -> 0
-  // One point: proportional.
-  const CopyCurve one = make_copy_curve({{1000, 2000}}, "one");
+  // One point (built by hand: make_copy_curve wants two): proportional.
+  CopyCurve one;
+  one.points = {{1000, 2000}};
   EXPECT_EQ(one.time_ns(1500), 3000);  // 2000 * 1500 / 1000
   EXPECT_TRUE(CopyCurve{}.empty());
   EXPECT_EQ(CopyCurve{}.time_ns(1000), 0);
 
   EXPECT_THROW(make_copy_curve({{1000, 2000}, {1000, 3000}}, "dup"), InputError);
-  EXPECT_THROW(make_copy_curve({{0, 2000}}, "zero"), InputError);
+  EXPECT_THROW(make_copy_curve({{0, 2000}, {1000, 3000}}, "zero"), InputError);
+  EXPECT_THROW(make_copy_curve({{1000, 2000}}, "one point"), InputError);
+  EXPECT_THROW(make_copy_curve({{1000, 2000}, {2000, 1000}}, "falling"), InputError);
+  EXPECT_THROW(make_copy_curve({{256.5, 2000}, {2000, 3000}}, "fractional bytes"), InputError);
+  EXPECT_THROW(make_copy_curve({{256, 1e30}, {2000, 3e30}}, "huge"), InputError);
 }
 
 }  // namespace

@@ -111,5 +111,24 @@ TEST(CuptiProgram, Format1CapturesHaveNoProgramAndKernelStepsAreAnOption) {
   EXPECT_EQ(p.ops[1].kind, ProgramOpKind::kernel);
 }
 
+TEST(CuptiProgram, CheckProgramRefusesCorruptCountsAndValues) {
+  const std::vector<RawCapture> raw = {sample()};
+  const ConvertedCapture converted = convert_capture(raw, ConvertOptions{}, "test");
+  const Program good = build_program(raw, converted, ProgramOptions{}, "test");
+  EXPECT_EQ(check_program(good, converted.records.size()), "");
+  Program p = good;
+  p.event_count = 0xFFFFFFFFu;  // a corrupt header: refused before anything is sized by it
+  EXPECT_NE(check_program(p, converted.records.size()).find("more than the"), std::string::npos);
+  p = good;
+  p.ops[1].gpu_ns = -1;
+  EXPECT_NE(check_program(p, converted.records.size()).find("negative GPU time"), std::string::npos);
+  p = good;
+  p.ops[2].bytes = ByteCount{1} << 62;
+  EXPECT_NE(check_program(p, converted.records.size()).find("more than 1 PiB"), std::string::npos);
+  p = good;
+  p.ops[2].first_access = converted.records.size();
+  EXPECT_NE(check_program(p, converted.records.size()).find("outside the trace"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace flashsim::capture
