@@ -147,7 +147,20 @@ class Executor {
 
   /// The copy's bytes after the fast tier (policy runs): hits are not copied.
   ByteCount bytes_to_copy(const ProgramOp& op) {
-    if (!session_ || op.first_access == kNoAccess) return op.bytes;
+    if (op.first_access == kNoAccess) return op.bytes;
+    if (!session_) {
+      // as_recorded: every access is served by the program's own copy (a
+      // miss that nothing caches), so the counters say what moved.
+      AccessCounters& c = out_.counters;
+      for (std::uint64_t i = op.first_access; i < op.first_access + op.access_count; ++i) {
+        ++c.accesses;
+        ++c.misses;
+        ++c.bypasses;
+        c.bytes_accessed += records_[i].bytes;
+        if (op.direction == CopyDirection::h2d) c.bytes_fetched += records_[i].bytes;
+      }
+      return op.bytes;
+    }
     ByteCount removed = 0;
     for (std::uint64_t i = op.first_access; i < op.first_access + op.access_count; ++i) {
       const AccessRecord& r = records_[i];

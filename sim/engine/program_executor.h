@@ -68,7 +68,9 @@ struct ProgramPrediction {
   std::uint64_t copy_count[2][2] = {{0, 0}, {0, 0}};
   Nanoseconds copy_model_ns[2][2] = {{0, 0}, {0, 0}};
   Nanoseconds copy_recorded_ns[2][2] = {{0, 0}, {0, 0}};
-  AccessCounters counters;          ///< the fast tier's decisions (policy runs)
+  /// The fast tier's decisions (policy runs); as_recorded: every access a
+  /// miss served by the program's copy (bytes_fetched = the H2D bytes).
+  AccessCounters counters;
 
   /// Median of step_durations(skip, recorded) in ns (0 with no step).
   double median_step_ns(std::size_t skip, bool recorded = false) const;

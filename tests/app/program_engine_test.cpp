@@ -25,7 +25,13 @@ TEST(ProgramEngine, ScenarioSweepsPoliciesAndHostMemoryOverACapturedProgram) {
   for (const RunResult& run : r.runs) EXPECT_EQ(run.engine, "program");
   // as_recorded = the committed baseline prediction (baseline.json: 9.80 ms).
   EXPECT_NEAR(tpot(0), 9.80e6, 0.01 * 9.80e6);
-  EXPECT_EQ(r.runs[0].result.metrics.total.accesses, 0u);  // no fast tier asked
+  // as_recorded: every access a miss served by the program's own copy.
+  const AccessCounters& rec = r.runs[0].result.metrics.total;
+  EXPECT_EQ(rec.hits, 0u);
+  EXPECT_EQ(rec.misses, rec.accesses);
+  // LRU never hits, so it fetches what the program copied H2D, plus its D2H
+  // writes (147,456 B of outputs, allocated in the tier as write misses).
+  EXPECT_EQ(rec.bytes_fetched + 147456, r.runs[1].result.metrics.total.bytes_fetched);
   // A cyclic scan of 16 equal weights at half the footprint: LRU never hits,
   // so it is the program as recorded; Belady keeps part of the cycle and
   // never loses (fewer bytes to copy, never a longer step).
