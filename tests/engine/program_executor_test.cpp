@@ -379,7 +379,10 @@ TEST(ProgramExecutor, FastTierRemovesTheCopyOfAResidentBlock) {
   EXPECT_EQ(all.copies_removed, 0u);
   EXPECT_EQ(all.bytes_removed, 0u);
   EXPECT_EQ(all.h2d_bytes, 128000u);
-  EXPECT_EQ(all.counters.accesses, 0u);  // no tier asked
+  // No tier: both accesses are misses served by the program's copies.
+  EXPECT_EQ(all.counters.accesses, 2u);
+  EXPECT_EQ(all.counters.hits, 0u);
+  EXPECT_EQ(all.counters.bytes_fetched, 128000u);
 
   o.as_recorded = false;
   const ProgramPrediction lru = run_program(t.meta, t.records, hw, o);
