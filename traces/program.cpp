@@ -4,6 +4,19 @@
 
 namespace flashsim {
 
+std::string describe_program(const Program& program) {
+  std::uint64_t steps = 0, copies = 0, kernels = 0;
+  for (const ProgramOp& op : program.ops) {
+    steps += op.kind == ProgramOpKind::step;
+    copies += op.kind == ProgramOpKind::copy;
+    kernels += op.kind == ProgramOpKind::kernel;
+  }
+  return std::to_string(program.ops.size()) + " ops (" + std::to_string(kernels) + " kernels, " +
+         std::to_string(copies) + " copies) on " + std::to_string(program.thread_count) + " host thread(s), " +
+         std::to_string(program.stream_count) + " stream(s), " + std::to_string(program.event_count) + " event(s); " +
+         std::to_string(steps) + " step marks" + (program.step_rule.empty() ? "" : " (" + program.step_rule + ")");
+}
+
 std::string check_program(const Program& program, std::uint64_t record_count) {
   // Counts beyond the ops are corrupt (each thread, stream and event is named by an op).
   const std::uint64_t most = program.ops.size() + 1;

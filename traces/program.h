@@ -73,6 +73,9 @@ struct Program {
   bool empty() const { return ops.empty(); }
 };
 
+/// One line for people: ops, threads, streams, events, steps and the step rule.
+std::string describe_program(const Program& program);
+
 /// Checks the invariants above (indices in range, times ordered, accesses
 /// within `record_count`); returns "" or what is wrong with which op.
 std::string check_program(const Program& program, std::uint64_t record_count);

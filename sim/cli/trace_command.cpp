@@ -198,7 +198,9 @@ int do_stats(const std::vector<std::string>& args) {
     std::cout << format_stats_json(stats) << "\n";
   } else {
     std::cout << "trace            " << input << "\nsource           " << source->meta().source << "\n"
-              << format_stats_text(stats);
+              << "schema           " << source->meta().schema_version << "\n";
+    if (source->meta().program) std::cout << "program          " << describe_program(*source->meta().program) << "\n";
+    std::cout << format_stats_text(stats);
   }
   return 0;
 }

@@ -38,6 +38,29 @@ TEST(Cli, RunPrintsTablesAndWritesResults) {
   EXPECT_EQ(o.err.find("["), std::string::npos) << "no progress line when stderr is not a terminal";
 }
 
+// A captured program through the command line: trace stats shows it, predict
+// gives the committed baseline's prediction, and a trace without one is named.
+TEST(Cli, TraceStatsShowsTheProgramAndPredictRunsIt) {
+  test::TempDir dir;
+  const std::string trace =
+      std::string(FLASHSIM_SOURCE_DIR) + "/validate/baselines/h200/programs/double_buffer_prefetch.h5";
+  const Outcome stats = run_flashsim(dir.path(), "trace stats " + trace);
+  ASSERT_EQ(stats.code, 0) << stats.err;
+  EXPECT_NE(stats.out.find("schema           2"), std::string::npos) << stats.out;
+  EXPECT_NE(stats.out.find("19 step marks (nvtx:flashsim.step)"), std::string::npos) << stats.out;
+  const Outcome p = run_flashsim(dir.path(), "predict " + trace + " --skip-steps 10 --json p.json");
+  ASSERT_EQ(p.code, 0) << p.err;
+  const auto j = nlohmann::json::parse(test::read_file(dir / "p.json"));
+  EXPECT_NEAR(j["median_step_ns"].get<double>(), 9.80e6, 0.01 * 9.80e6);
+  const Outcome none = run_flashsim(dir.path(), "predict " + trace + " --skip-steps 18");
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.err.find("leaves no step to measure"), std::string::npos) << none.err;
+  const std::string v1 = std::string(FLASHSIM_SOURCE_DIR) + "/hw/capture/example/offload_stream.capture.h5";
+  const Outcome old = run_flashsim(dir.path(), "predict " + v1);
+  EXPECT_EQ(old.code, 2);
+  EXPECT_NE(old.err.find("offload_stream.capture.h5: the trace has no program"), std::string::npos) << old.err;
+}
+
 TEST(Cli, OutOptionChoosesTheFolder) {
   test::TempDir dir;
   test::write_file(dir / "trace.csv", test::cyclic_csv(2, 2, 10));
