@@ -73,6 +73,15 @@ struct Program {
   bool empty() const { return ops.empty(); }
 };
 
+/// A step mark on `thread` at `at_ns` (host time; start = end).
+inline ProgramOp step_op(std::uint32_t thread, Nanoseconds at_ns) {
+  ProgramOp s;
+  s.kind = ProgramOpKind::step;
+  s.thread = thread;
+  s.host_start_ns = s.host_end_ns = at_ns;
+  return s;
+}
+
 /// One line for people: ops, threads, streams, events, steps and the step rule.
 std::string describe_program(const Program& program);
 

@@ -36,6 +36,11 @@ class ITraceSink {
   virtual void finish() = 0;
 };
 
+/// Every record of `trace`, from the start (for drivers that index records,
+/// e.g. a trace's program). Throws InputError naming the trace when fewer
+/// than meta().record_count records come.
+std::vector<AccessRecord> read_all_records(ITraceSource& trace);
+
 /// A trace held in memory (generators, tests, embedded default input).
 class MemoryTraceSource final : public ITraceSource {
  public:

@@ -21,7 +21,9 @@
 #include "sim/engine/program_engine.h"
 #include "sim/engine/program_executor.h"
 #include "sim/scenario/hardware_loader.h"
+#include "sim/scenario/scenario.h"
 #include "traces/atomic_file.h"
+#include "traces/stats/footprint.h"
 #include "traces/trace_formats.h"
 
 namespace flashsim::cli {
@@ -78,28 +80,22 @@ int predict_command(int argc, char** argv) {
 
   ExecutorOptions o;
   o.host_time = host_time == "recorded" ? HostTime::recorded : HostTime::calibrated;
-  o.host_memory = host_memory == "pinned"     ? HostMemoryMode::pinned
-                  : host_memory == "pageable" ? HostMemoryMode::pageable
-                                              : HostMemoryMode::as_recorded;
+  o.host_memory = host_memory_mode(host_memory);
   o.capture_gap_ns = static_cast<Nanoseconds>(parse_duration_ns(capture_gap));
   o.recorded_copy_time = recorded_copies;
   const ByteCount resident = parse_bytes(resident_first);
   o.as_recorded = policy == kAsRecordedPolicy && resident == 0;
   if (!o.as_recorded) {
     o.cache.eviction.impl = policy == kAsRecordedPolicy ? "lru" : policy;
-    std::string cap = capacity;
-    while (!cap.empty() && cap.back() == ' ') cap.pop_back();
-    if (!cap.empty() && cap.back() == '%') {
-      // A share of the footprint: the distinct blocks' bytes, as cache.capacity: N% means.
-      const double percent = parse_real(cap.substr(0, cap.size() - 1));
-      if (!(percent > 0 && percent <= 100)) throw InputError("--capacity " + capacity + ": a share in (0, 100]%");
-      std::map<BlockId, ByteCount> sizes;
-      for (const AccessRecord& r : records) sizes[r.block_id] = std::max(sizes[r.block_id], r.bytes);
-      ByteCount footprint = 0;
-      for (const auto& [id, b] : sizes) footprint += b;
-      o.cache.capacity_bytes = static_cast<ByteCount>(static_cast<double>(footprint) * percent / 100.0);
-    } else {
-      o.cache.capacity_bytes = parse_bytes(capacity);
+    if (capacity != "0") {
+      // The scenario's rule (cache.capacity): bytes, or a share of the footprint.
+      CapacitySpec spec;
+      try {
+        spec = CapacitySpec::parse(capacity);
+      } catch (const InputError& e) {
+        throw InputError(std::string("--capacity: ") + e.what());
+      }
+      o.cache.capacity_bytes = spec.is_fraction ? spec.resolve(measure_footprint(*source).bytes) : spec.bytes;
     }
     if (resident > 0) {
       // Streamed blocks (read more than once: one-off copies such as the

@@ -9,6 +9,10 @@
 
 namespace flashsim {
 
+HostMemoryMode host_memory_mode(std::string_view text) {
+  return text == "pinned" ? HostMemoryMode::pinned : text == "pageable" ? HostMemoryMode::pageable : HostMemoryMode::as_recorded;
+}
+
 Nanoseconds CopyCurve::time_ns(ByteCount bytes) const {
   if (points.empty() || bytes == 0) return 0;
   if (points.size() == 1) {

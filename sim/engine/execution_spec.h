@@ -7,6 +7,7 @@
 // scenarios/hardware/h200-calibrated.yaml); the defaults are neutral
 // except the link figures, which default to the tier link's.
 #pragma once
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -28,6 +29,10 @@ struct CopyCurve {
 /// Host memory of a program's copies (the program engine; a what-if: the
 /// same program with its host buffers pinned, or pageable).
 enum class HostMemoryMode { as_recorded, pinned, pageable };
+
+/// "pinned" | "pageable" | anything else: as_recorded (callers check the
+/// choice: workload.host_memory, flashsim predict --host-memory).
+HostMemoryMode host_memory_mode(std::string_view text);
 
 struct ExecutionSpec {
   // Pinned copies: t = latency + bytes / bandwidth per direction; with both

@@ -186,9 +186,8 @@ class Executor {
 
   /// `begin`: when the copy starts on its engine (the duplex limit applies
   /// when the other engine is busy then).
+  /// Only for copies on an engine (bytes > 0); the rest take dur_.
   Nanoseconds copy_time(const ProgramOp& op, ByteCount bytes, Engine engine, Nanoseconds begin) const {
-    if (bytes == 0) return 0;
-    if (engine == kNoEngine) return op.gpu_ns;
     if (o_.recorded_copy_time && bytes == op.bytes && o_.host_memory == HostMemoryMode::as_recorded) return op.gpu_ns;
     if (pageable(op)) {
       const CopyCurve& curve = engine == kH2D ? hw_.pageable_h2d : hw_.pageable_d2h;
@@ -230,7 +229,9 @@ class Executor {
         (engine == kH2D ? out_.h2d_bytes : out_.d2h_bytes) += engine == kNoEngine ? 0 : bytes;
         engine_[i] = bytes == 0 ? kNoEngine : engine;
         link_[i] = bytes;  // bytes to move, read when the stream starts it
-        if (engine == kNoEngine) dur_[i] = op.gpu_ns;
+        // Off the engines: a device-to-device copy takes its recorded time; one
+        // the fast tier removed (or of 0 bytes), none.
+        if (engine_[i] == kNoEngine) dur_[i] = bytes == 0 ? 0 : op.gpu_ns;
         enqueue(op.stream, i);
         if (bytes > 0 && (op.blocking || pageable(op))) wait = Wait{Wait::op, i};
         break;
@@ -343,8 +344,6 @@ class Executor {
         ++out_.copy_count[e][m];
         out_.copy_model_ns[e][m] += took;
         out_.copy_recorded_ns[e][m] += op.gpu_ns;
-      } else if (op.kind == ProgramOpKind::copy && engine_[i] == kNoEngine && link_[i] == 0) {
-        t_end = now_;  // removed by the fast tier
       }
       st.busy = true;
       schedule(t_end, false, s);
@@ -355,7 +354,6 @@ class Executor {
   void complete(std::uint32_t s, std::size_t i) {
     streams_[s].queue.pop_front();
     done_[i] = now_;
-    any_change_ = true;
   }
 
   void stream_finished(std::uint32_t s) {
@@ -409,25 +407,12 @@ class Executor {
   std::priority_queue<Event, std::vector<Event>, std::greater<>> queue_;
   std::uint64_t seq_ = 0;
   Nanoseconds now_ = 0, now_thread_end_ = 0;
-  bool any_change_ = false;
   std::unique_ptr<TierSession> session_;
   std::vector<std::uint64_t> next_use_;
   ProgramPrediction out_;
 };
 
 }  // namespace
-
-std::vector<AccessRecord> read_all_records(ITraceSource& trace) {
-  std::vector<AccessRecord> records(trace.meta().record_count);
-  trace.rewind();
-  std::size_t got = 0;
-  for (std::size_t n; got < records.size() && (n = trace.read(std::span<AccessRecord>(records).subspan(got))) > 0;) got += n;
-  if (got != records.size()) {
-    throw InputError("trace '" + trace.meta().source + "': " + std::to_string(got) + " records read, record_count says " +
-                     std::to_string(records.size()));
-  }
-  return records;
-}
 
 double ProgramPrediction::median_step_ns(std::size_t skip, bool recorded) const {
   std::vector<Nanoseconds> v = step_durations(skip, recorded);

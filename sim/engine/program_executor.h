@@ -78,9 +78,6 @@ struct ProgramPrediction {
   std::vector<Nanoseconds> step_durations(std::size_t skip, bool recorded = false) const;
 };
 
-/// Every record of `trace`, from the start (the program references them by index).
-std::vector<AccessRecord> read_all_records(ITraceSource& trace);
-
 /// Runs the model. `records` are the trace's access records (the copies'
 /// blocks); `meta` its catalog. Throws InputError when the trace has no
 /// program or the program references records it lacks; Error when the

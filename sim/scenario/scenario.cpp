@@ -1,12 +1,42 @@
 #include "sim/scenario/scenario.h"
 
+#include <cctype>
 #include <cmath>
+
+#include "sim/core/errors.h"
+#include "sim/core/unit_parse.h"
 
 namespace flashsim {
 
 ByteCount CapacitySpec::resolve(ByteCount footprint_bytes) const {
   if (!is_fraction) return bytes;
   return static_cast<ByteCount>(std::floor(fraction * static_cast<double>(footprint_bytes)));
+}
+
+CapacitySpec CapacitySpec::parse(std::string_view text) {
+  CapacitySpec c;
+  c.text = std::string(text);
+  std::string_view t = text;
+  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.remove_suffix(1);
+  if (t.ends_with("%")) {
+    double percent = 0;
+    try {
+      percent = parse_real(t.substr(0, t.size() - 1));
+    } catch (const UnitError&) {
+      throw UnitError("cannot parse percentage '" + c.text + "'");
+    }
+    if (!(percent > 0.0 && percent <= 100.0)) throw InputError("percentage '" + c.text + "' out of range (0%, 100%]");
+    c.is_fraction = true;
+    c.fraction = percent / 100.0;
+    return c;
+  }
+  try {
+    c.bytes = parse_bytes(text);
+  } catch (const UnitError& e) {
+    throw UnitError(std::string(e.what()) + "; expected a size (e.g. 2GiB) or a percentage (50%)");
+  }
+  if (c.bytes == 0) throw InputError("capacity must be > 0");
+  return c;
 }
 
 std::string PolicyChoice::label() const {

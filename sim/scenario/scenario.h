@@ -54,6 +54,10 @@ struct CapacitySpec {
 
   /// Capacity for a trace of `footprint_bytes` (floor of fraction × footprint).
   ByteCount resolve(ByteCount footprint_bytes) const;
+  /// Parses "2GiB" or "50%" (a share in (0%, 100%]). Throws UnitError (not a
+  /// size or a number) or InputError (out of range, 0 bytes); the messages
+  /// name the text, not the key (callers add it).
+  static CapacitySpec parse(std::string_view text);
 };
 
 struct CacheSpec {

@@ -149,9 +149,7 @@ WorkloadSpec resolve_workload(const ConfigNode* node, const ConfigNode& root, co
   resolved.set("issue", ConfigNode::make_scalar(v.text("issue")));
   resolved.set("gap", ConfigNode::make_scalar(v.text("gap")));
   const std::string host_memory = v.text("host_memory");
-  w.host_memory = host_memory == "pinned"     ? HostMemoryMode::pinned
-                  : host_memory == "pageable" ? HostMemoryMode::pageable
-                                              : HostMemoryMode::as_recorded;
+  w.host_memory = host_memory_mode(host_memory);
   w.skip_steps = static_cast<std::uint64_t>(v.integer("skip_steps"));
   resolved.set("host_memory", ConfigNode::make_scalar(host_memory));
   resolved.set("skip_steps", ConfigNode::make_scalar(v.text("skip_steps")));
@@ -162,31 +160,13 @@ WorkloadSpec resolve_workload(const ConfigNode* node, const ConfigNode& root, co
 CapacitySpec parse_capacity(const ConfigNode& node) {
   const std::string key = "cache.capacity";
   const std::string& text = expect_scalar(node, key, "a size (e.g. 2GiB) or a share of the trace's footprint (e.g. 50%)");
-  CapacitySpec c;
-  c.text = text;
-  std::string_view t = text;
-  while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.remove_suffix(1);
-  if (t.ends_with("%")) {
-    double percent = 0;
-    try {
-      percent = parse_real(t.substr(0, t.size() - 1));
-    } catch (const UnitError& e) {
-      throw_at<UnitError>(node.pos, key, "cannot parse percentage '" + text + "'");
-    }
-    if (!(percent > 0.0 && percent <= 100.0)) {
-      throw_at(node.pos, key, "percentage '" + text + "' out of range (0%, 100%]");
-    }
-    c.is_fraction = true;
-    c.fraction = percent / 100.0;
-    return c;
-  }
   try {
-    c.bytes = parse_bytes(text);
+    return CapacitySpec::parse(text);
   } catch (const UnitError& e) {
-    throw_at<UnitError>(node.pos, key, std::string(e.what()) + "; expected a size (e.g. 2GiB) or a percentage (50%)");
+    throw_at<UnitError>(node.pos, key, e.what());
+  } catch (const InputError& e) {
+    throw_at(node.pos, key, e.what());
   }
-  if (c.bytes == 0) throw_at(node.pos, key, "capacity must be > 0");
-  return c;
 }
 
 template <class T>

@@ -97,7 +97,6 @@ Program build_program(const std::vector<RawCapture>& processes, const ConvertedC
   for (const RawCapture& c : processes) {  // a mark before the first call keeps its place
     for (const RawMarker& m : c.markers) origin = std::min(origin, m.timestamp_ns);
   }
-  if (origin == std::numeric_limits<std::uint64_t>::max()) return prog;  // format 1: no program
   auto rel = [&](std::uint64_t t) -> Nanoseconds { return t > origin ? static_cast<Nanoseconds>(t - origin) : 0; };
 
   // Streams keep the trace's dense numbering; streams seen only in
@@ -108,12 +107,8 @@ Program build_program(const std::vector<RawCapture>& processes, const ConvertedC
     streams.next = std::max(streams.next, e.stream + 1);
   }
   Dense threads, events;
-  struct Keyed {
-    ProgramOp op;
-    std::uint64_t seq;
-  };
-  std::vector<Keyed> ops;
-  auto push = [&](const ProgramOp& op) { ops.push_back(Keyed{op, ops.size()}); };
+  std::vector<ProgramOp> ops;
+  auto push = [&](const ProgramOp& op) { ops.push_back(op); };
 
   for (std::uint32_t p = 0; p < processes.size(); ++p) {
     const RawCapture& c = processes[p];
@@ -230,31 +225,20 @@ Program build_program(const std::vector<RawCapture>& processes, const ConvertedC
     for (const RawMarker& m : c.markers) {
       if ((m.flags & (kMarkerInstantaneous | kMarkerStart)) == 0) continue;
       if (m.name != options.step_marker && m.name != "flashsim.end") continue;
-      ProgramOp s;
-      s.kind = ProgramOpKind::step;
-      s.thread = threads.of(p, calls_per_thread.count(m.thread) != 0 ? m.thread : busiest);
-      s.host_start_ns = s.host_end_ns = rel(m.timestamp_ns);
-      push(s);
+      push(step_op(threads.of(p, calls_per_thread.count(m.thread) != 0 ? m.thread : busiest), rel(m.timestamp_ns)));
       prog.step_rule = "nvtx:" + options.step_marker;
     }
   }
-  std::stable_sort(ops.begin(), ops.end(), [](const Keyed& a, const Keyed& b) {
-    return std::tie(a.op.host_start_ns, a.seq) < std::tie(b.op.host_start_ns, b.seq);
-  });
-  prog.ops.reserve(ops.size());
-  for (Keyed& k : ops) prog.ops.push_back(k.op);
+  // Stable: ops of one instant keep the order they were pushed in.
+  std::stable_sort(ops.begin(), ops.end(),
+                   [](const ProgramOp& a, const ProgramOp& b) { return a.host_start_ns < b.host_start_ns; });
+  prog.ops = std::move(ops);
 
   auto insert_steps_before = [&](auto&& starts_step) {
     std::vector<ProgramOp> out;
     out.reserve(prog.ops.size() + 64);
     for (const ProgramOp& op : prog.ops) {
-      if (starts_step(op)) {
-        ProgramOp s;
-        s.kind = ProgramOpKind::step;
-        s.thread = op.thread;
-        s.host_start_ns = s.host_end_ns = op.host_start_ns;
-        out.push_back(s);
-      }
+      if (starts_step(op)) out.push_back(step_op(op.thread, op.host_start_ns));
       out.push_back(op);
     }
     prog.ops = std::move(out);

@@ -69,11 +69,7 @@ Program kineto_program(std::vector<Event> events, const std::vector<AccessRecord
   auto dense = [](std::map<std::uint64_t, std::uint32_t>& m, std::uint64_t key) {
     return m.try_emplace(key, static_cast<std::uint32_t>(m.size())).first->second;
   };
-  struct Keyed {
-    ProgramOp op;
-    std::uint64_t seq;
-  };
-  std::vector<Keyed> ops;
+  std::vector<ProgramOp> ops;
   std::unordered_map<std::uint32_t, std::uint32_t> last_stream;  // per thread
   std::int32_t token = -1;
   const Event* enclosing = nullptr;  // the runtime call the next calls may lie inside
@@ -99,7 +95,7 @@ Program kineto_program(std::vector<Event> events, const std::vector<AccessRecord
       } else if (c->name.find("DeviceSynchronize") != std::string::npos) {
         op.kind = ProgramOpKind::device_sync;
       }
-      ops.push_back(Keyed{op, ops.size()});
+      ops.push_back(op);
       continue;
     }
     const bool async = c->name.find("Async") != std::string::npos;
@@ -132,22 +128,18 @@ Program kineto_program(std::vector<Event> events, const std::vector<AccessRecord
           const std::int32_t t = records[r->second].token_index;
           if (t != token) {
             token = t;
-            ProgramOp s;
-            s.kind = ProgramOpKind::step;
-            s.thread = d.thread;
-            s.host_start_ns = s.host_end_ns = op.host_start_ns;
-            ops.push_back(Keyed{s, ops.size()});
+            ops.push_back(step_op(d.thread, op.host_start_ns));
             prog.step_rule = "kineto passes";
           }
         }
       }
-      ops.push_back(Keyed{d, ops.size()});
+      ops.push_back(d);
     }
   }
-  std::stable_sort(ops.begin(), ops.end(), [](const Keyed& a, const Keyed& b) {
-    return std::tie(a.op.host_start_ns, a.seq) < std::tie(b.op.host_start_ns, b.seq);
-  });
-  for (const Keyed& k : ops) prog.ops.push_back(k.op);
+  // Stable: ops of one instant keep the order they were pushed in.
+  std::stable_sort(ops.begin(), ops.end(),
+                   [](const ProgramOp& a, const ProgramOp& b) { return a.host_start_ns < b.host_start_ns; });
+  prog.ops = std::move(ops);
   prog.thread_count = static_cast<std::uint32_t>(threads.size());
   prog.stream_count = static_cast<std::uint32_t>(streams.size());
   if (const std::string problem = check_program(prog, records.size()); !problem.empty()) {
