@@ -88,9 +88,36 @@ SourcePos pos_of(const YAML::Mark& mark, const std::string& name) {
   return SourcePos{name, mark.line + 1, mark.column + 1};
 }
 
-ConfigNode convert(const YAML::Node& node, const std::string& name) {
+// yaml-cpp shares an aliased node; the tree copies it. Bounds on the copy
+// keep an alias bomb ("billion laughs") or a cycle an error, not exhausted
+// memory or stack: far above any real scenario (a 10,000-point sweep is
+// ~10^4 nodes).
+constexpr std::size_t kMaxNodes = 1'000'000;
+constexpr std::size_t kMaxScalarBytes = 64u << 20;
+constexpr int kMaxDepth = 256;
+
+struct ExpansionBudget {
+  std::size_t nodes = 0;
+  std::size_t scalar_bytes = 0;
+  int depth = 0;
+};
+
+ConfigNode convert(const YAML::Node& node, const std::string& name, ExpansionBudget& budget) {
   ConfigNode out;
   out.pos = pos_of(node.Mark(), name);
+  if (++budget.nodes > kMaxNodes) {
+    throw_at(out.pos, "", "the YAML expands to more than " + std::to_string(kMaxNodes) +
+                              " nodes (aliases of aliases?); a scenario is far smaller");
+  }
+  if (budget.depth >= kMaxDepth) {
+    throw_at(out.pos, "", "the YAML nests deeper than " + std::to_string(kMaxDepth) +
+                              " levels (an alias of its own ancestor?)");
+  }
+  struct Nest {
+    int& depth;
+    explicit Nest(int& d) : depth(++d) {}
+    ~Nest() { --depth; }
+  } nest(budget.depth);
   switch (node.Type()) {
     case YAML::NodeType::Undefined:
     case YAML::NodeType::Null:
@@ -98,11 +125,15 @@ ConfigNode convert(const YAML::Node& node, const std::string& name) {
       break;
     case YAML::NodeType::Scalar:
       out.kind = ConfigNode::Kind::scalar;
+      budget.scalar_bytes += node.Scalar().size();
+      if (budget.scalar_bytes > kMaxScalarBytes) {
+        throw_at(out.pos, "", "the YAML expands to more than 64 MiB of text (aliases of long strings?)");
+      }
       out.scalar = node.Scalar();
       break;
     case YAML::NodeType::Sequence:
       out.kind = ConfigNode::Kind::sequence;
-      for (const auto& item : node) out.items.push_back(convert(item, name));
+      for (const auto& item : node) out.items.push_back(convert(item, name, budget));
       break;
     case YAML::NodeType::Map:
       out.kind = ConfigNode::Kind::map;
@@ -111,7 +142,7 @@ ConfigNode convert(const YAML::Node& node, const std::string& name) {
         if (!kv.first.IsScalar()) throw_at(key_pos, "", "a map key must be a plain scalar");
         const std::string key = kv.first.Scalar();
         if (out.find_entry(key)) throw_at(key_pos, key, "repeated in the same map");
-        out.entries.push_back(ConfigEntry{key, key_pos, convert(kv.second, name)});
+        out.entries.push_back(ConfigEntry{key, key_pos, convert(kv.second, name, budget)});
       }
       break;
   }
@@ -169,7 +200,8 @@ ConfigNode parse_yaml_text(std::string_view text, const std::string& display_nam
   } catch (const YAML::Exception& e) {
     throw_at(pos_of(e.mark, display_name), "", "YAML syntax error: " + e.msg);
   }
-  ConfigNode out = convert(root, display_name);
+  ExpansionBudget budget;
+  ConfigNode out = convert(root, display_name, budget);
   if (out.is_null() && out.pos.line == 0) out.pos = SourcePos{display_name, 1, 1};
   return out;
 }
