@@ -4,15 +4,30 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <type_traits>
 #include <utility>
 
 #include "sim/core/errors.h"
 
 namespace flashsim::h5 {
+
+namespace {
+
+// HDF5 closes itself at exit; after an error on a damaged file that close
+// loops and prints its id table ("infinite loop closing library"). Every
+// file flashsim writes is closed explicitly before it is renamed into
+// place, so nothing is lost by skipping it. Must precede any other HDF5 call.
+const bool kNoCloseAtExit = H5dont_atexit() >= 0;
+
+}  // namespace
 
 QuietErrors::QuietErrors() {
   H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
@@ -235,6 +250,18 @@ hsize_t length(hid_t dataset, const std::string& what) {
   if (rank != 1) throw InputError(what + " is not one-dimensional (rank " + std::to_string(rank) + ")");
   hsize_t dims[1] = {0};
   H5Sget_simple_extent_dims(space.get(), dims, nullptr);
+  // A corrupt dataspace can claim 2^60 elements, and reading them would
+  // exhaust memory. Deflate compresses at most 1032:1 (zlib's technical
+  // details), so more elements than that many times the stored bytes hold
+  // is corruption.
+  Handle type(check_id(H5Dget_type(dataset), "H5Dget_type"), H5Tclose);
+  const std::uint64_t element_bytes = std::max<std::size_t>(1, H5Tget_size(type.get()));
+  const std::uint64_t stored = H5Dget_storage_size(dataset);
+  const std::uint64_t most = (stored > (UINT64_MAX >> 11) ? UINT64_MAX : stored * 1032 + (1u << 20)) / element_bytes;
+  if (dims[0] > most) {
+    throw InputError(what + " claims " + std::to_string(dims[0]) + " elements but stores " + std::to_string(stored) +
+                     " bytes (corrupt)");
+  }
   return dims[0];
 }
 
@@ -300,6 +327,94 @@ void write_strings(hid_t loc, const char* name, const std::vector<std::string>& 
   check_status(H5Dwrite(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()), "H5Dwrite");
 }
 
+namespace {
+
+std::uint64_t little_endian(const unsigned char* p, std::size_t bytes) {
+  std::uint64_t v = 0;
+  for (std::size_t i = bytes; i-- > 0;) v = (v << 8) | p[i];
+  return v;
+}
+
+// HDF5 1.10 copies a global-heap object into a buffer sized by the string's
+// own length without checking that the two agree, so a corrupt heap crashed
+// `trace stats` inside H5HG_read. Before HDF5 reads a variable-length string
+// dataset, the heap objects it points at are checked here against the file
+// format (HDF5 File Format Specification v3, "Global Heap" and "Variable-
+// length data"): collections inside the file, objects inside collections,
+// each string's length equal to its object's size.
+void check_vlen_strings(hid_t dataset, hsize_t n) {
+  Handle dcpl(check_id(H5Dget_create_plist(dataset), "H5Dget_create_plist"), H5Pclose);
+  if (H5Pget_layout(dcpl.get()) != H5D_CONTIGUOUS) {
+    throw InputError("variable-length strings not stored contiguously (flashsim and h5py write them contiguously)");
+  }
+  const haddr_t offset = H5Dget_offset(dataset);
+  if (offset == HADDR_UNDEF) return;  // never written: HDF5 reads empty strings
+  Handle file(check_id(H5Iget_file_id(dataset), "H5Iget_file_id"), H5Fclose);
+  Handle fcpl(check_id(H5Fget_create_plist(file.get()), "H5Fget_create_plist"), H5Pclose);
+  std::size_t addr_bytes = 0, size_bytes = 0;
+  hsize_t userblock = 0;
+  check_status(H5Pget_sizes(fcpl.get(), &addr_bytes, &size_bytes), "H5Pget_sizes");
+  check_status(H5Pget_userblock(fcpl.get(), &userblock), "H5Pget_userblock");
+  const ssize_t name_len = H5Fget_name(file.get(), nullptr, 0);
+  if (name_len <= 0) throw Error("H5Fget_name failed");
+  std::string name(static_cast<std::size_t>(name_len) + 1, '\0');
+  H5Fget_name(file.get(), name.data(), name.size());
+  name.resize(static_cast<std::size_t>(name_len));
+  std::error_code ec;
+  const std::uint64_t file_bytes = std::filesystem::file_size(name, ec);
+  if (ec) throw InputError("cannot size the file: " + ec.message());
+  std::ifstream in(name, std::ios::binary);
+  auto read_at = [&](std::uint64_t at, std::uint64_t bytes, const std::string& what) {
+    if (at > file_bytes || bytes > file_bytes - at) throw InputError(what + " lies beyond the end of the file (corrupt)");
+    std::vector<unsigned char> out(bytes);
+    in.seekg(static_cast<std::streamoff>(at));
+    in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(bytes));
+    if (!in) throw InputError("cannot read " + what);
+    return out;
+  };
+  const std::size_t element = 4 + addr_bytes + 4;  // length, collection address, object index
+  if (n > file_bytes / element) throw InputError("more strings than the file can hold (corrupt)");
+  const std::vector<unsigned char> raw = read_at(userblock + offset, n * element, "the string references");
+  std::map<std::uint64_t, std::map<std::uint64_t, std::uint64_t>> collections;  // address -> index -> bytes
+  auto collection = [&](std::uint64_t address) -> const std::map<std::uint64_t, std::uint64_t>& {
+    if (auto it = collections.find(address); it != collections.end()) return it->second;
+    const std::string what = "global heap collection at " + std::to_string(address);
+    const std::size_t header = 8 + size_bytes;  // "GCOL", version, 3 reserved, collection size
+    const std::vector<unsigned char> head = read_at(userblock + address, header, what);
+    if (std::memcmp(head.data(), "GCOL", 4) != 0 || head[4] != 1) throw InputError(what + ": bad signature (corrupt)");
+    const std::uint64_t size = little_endian(head.data() + 8, size_bytes);
+    if (size < header) throw InputError(what + ": size " + std::to_string(size) + " (corrupt)");
+    const std::vector<unsigned char> body = read_at(userblock + address, size, what);
+    std::map<std::uint64_t, std::uint64_t>& objects = collections[address];
+    const std::size_t object_header = 8 + size_bytes;  // index, references, 4 reserved, object size
+    for (std::uint64_t at = header; at + object_header <= size;) {
+      const std::uint64_t index = little_endian(body.data() + at, 2);
+      if (index == 0) break;  // the free space runs to the end
+      const std::uint64_t bytes = little_endian(body.data() + at + 8, size_bytes);
+      const std::uint64_t begin = at + object_header;
+      if (bytes > size - begin) throw InputError(what + ": object " + std::to_string(index) + " overruns it (corrupt)");
+      objects[index] = bytes;
+      at = begin + (bytes + 7) / 8 * 8;
+    }
+    return objects;
+  };
+  for (hsize_t i = 0; i < n; ++i) {
+    const unsigned char* e = raw.data() + i * element;
+    const std::uint64_t length = little_endian(e, 4);
+    if (length == 0) continue;
+    const std::uint64_t address = little_endian(e + 4, addr_bytes);
+    const std::uint64_t index = little_endian(e + 4 + addr_bytes, 4);
+    const auto& objects = collection(address);
+    const auto it = objects.find(index);
+    if (it == objects.end() || it->second != length) {
+      throw InputError("string " + std::to_string(i) + ": its heap object does not match its length " +
+                       std::to_string(length) + " (corrupt)");
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<std::string> read_strings(hid_t dataset, hsize_t n) {
   std::vector<std::string> out(n);
   if (n == 0) return out;
@@ -308,6 +423,7 @@ std::vector<std::string> read_strings(hid_t dataset, hsize_t n) {
   // The memory type is a copy of the file type, so the character set matches (no conversion).
   Handle type(check_id(H5Tcopy(file_type.get()), "H5Tcopy"), H5Tclose);
   if (H5Tis_variable_str(file_type.get()) > 0) {
+    check_vlen_strings(dataset, n);
     std::vector<char*> pointers(n, nullptr);
     check_status(H5Dread(dataset, type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()), "H5Dread");
     for (hsize_t i = 0; i < n; ++i) out[i] = pointers[i] != nullptr ? pointers[i] : "";
@@ -319,6 +435,7 @@ std::vector<std::string> read_strings(hid_t dataset, hsize_t n) {
 #endif
   } else {
     const std::size_t size = H5Tget_size(file_type.get());
+    if (size == 0 || size > (1u << 20)) throw InputError("fixed-length strings of " + std::to_string(size) + " bytes (corrupt)");
     std::vector<char> buffer(size * n);
     check_status(H5Dread(dataset, type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer.data()), "H5Dread");
     for (hsize_t i = 0; i < n; ++i) {

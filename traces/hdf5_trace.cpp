@@ -470,6 +470,17 @@ Hdf5TraceSource::Hdf5TraceSource(std::filesystem::path path, std::size_t window_
   if (!std::filesystem::exists(s.path)) throw InputError(s.where + ": no such file");
   if (!is_hdf5_file(s.path)) throw InputError(s.where + ": not an HDF5 file");
   h5::QuietErrors quiet;
+  try {
+    open(s);
+  } catch (const InputError& e) {
+    if (std::string_view(e.what()).starts_with(s.where)) throw;
+    throw InputError(s.where + ": " + e.what());
+  } catch (const Error& e) {
+    throw InputError(s.where + ": unreadable (a damaged file?): " + e.what());
+  }
+}
+
+void Hdf5TraceSource::open(State& s) {
   s.file = h5::open_file_read(s.where);
   const hid_t root = s.file.get();
   const auto version = h5::read_attr_int(root, "schema_version");

@@ -109,6 +109,7 @@ class Hdf5TraceSource final : public ITraceSource {
 
  private:
   struct State;
+  static void open(State& s);  ///< the constructor's reading, whose errors it names by the file
   std::unique_ptr<State> state_;
 };
 

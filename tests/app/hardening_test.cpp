@@ -4,10 +4,19 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include "sim/core/errors.h"
 #include "sim/scenario/config_tree.h"
+#include "tests/support/temp_dir.h"
+#include "traces/trace_formats.h"
+#include "traces/trace_source.h"
 
 namespace flashsim {
 namespace {
@@ -52,6 +61,68 @@ TEST(Hardening, YamlAliasesWithinBoundsAreExpanded) {
   ASSERT_NE(n.find("use"), nullptr);
   ASSERT_NE(n.find("use")->find("x"), nullptr);
   EXPECT_EQ(n.find("use")->find("x")->scalar, "1");
+}
+
+// --- HDF5 traces ---
+
+const std::filesystem::path kCapture = std::filesystem::path(FLASHSIM_SOURCE_DIR) / "hw/capture/example/offload_stream.capture.h5";
+
+std::vector<char> bytes_of(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_bytes(const std::filesystem::path& p, const std::vector<char>& b) {
+  std::ofstream(p, std::ios::binary).write(b.data(), static_cast<std::streamsize>(b.size()));
+}
+
+// "" if the trace opens and reads; else the InputError's message. Any other
+// exception fails the test (a signal would end it).
+std::string read_error(const std::filesystem::path& p) {
+  try {
+    auto source = open_trace(p);
+    read_all_records(*source);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Hardening, Hdf5HeapObjectLongerThanItsStringIsRefusedNamingTheFile) {
+  // The catalog's names live in a global heap collection ("GCOL"); its first
+  // object's size (8 bytes after index, references and reserved) is made
+  // larger than the string: HDF5 1.10 copied it past its buffer (SIGSEGV).
+  test::TempDir dir;
+  std::vector<char> b = bytes_of(kCapture);
+  const std::string sig = "GCOL";
+  auto at = std::search(b.begin(), b.end(), sig.begin(), sig.end());
+  ASSERT_NE(at, b.end());
+  const std::size_t size_field = static_cast<std::size_t>(at - b.begin()) + 16 + 8;
+  const std::uint64_t huge = 1u << 20;
+  std::memcpy(b.data() + size_field, &huge, sizeof huge);
+  write_bytes(dir / "t.h5", b);
+  const std::string e = read_error(dir / "t.h5");
+  EXPECT_THAT(e, HasSubstr((dir / "t.h5").string() + ": "));
+  EXPECT_THAT(e, HasSubstr("corrupt"));
+}
+
+TEST(Hardening, Hdf5CorruptionAnywhereIsAnErrorNamingTheFile) {
+  // 8 bytes of 0xFF at every 61st position of a real capture (62 KB):
+  // each read either succeeds or throws an InputError naming the file.
+  test::TempDir dir;
+  const std::vector<char> clean = bytes_of(kCapture);
+  const std::filesystem::path p = dir / "t.h5";
+  int errors = 0;
+  for (std::size_t pos = 0; pos < clean.size(); pos += 61) {
+    std::vector<char> b = clean;
+    std::fill_n(b.begin() + static_cast<std::ptrdiff_t>(pos), std::min<std::size_t>(8, b.size() - pos), '\xff');
+    write_bytes(p, b);
+    const std::string e = read_error(p);
+    if (e.empty()) continue;
+    ++errors;
+    EXPECT_EQ(e.rfind(p.string() + ": ", 0), 0u) << "at byte " << pos << ": " << e;
+  }
+  EXPECT_GT(errors, 50);  // the damage was seen, not skipped
 }
 
 }  // namespace
