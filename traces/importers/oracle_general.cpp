@@ -42,6 +42,7 @@ OracleGeneralTraceSource::OracleGeneralTraceSource(std::filesystem::path path) :
   std::error_code ec;
   const auto size = std::filesystem::file_size(s.path, ec);
   if (ec) throw InputError(s.where + ": cannot read: " + ec.message());
+  if (size == 0) throw InputError(s.where + ": empty file: an oracleGeneral trace holds 24-byte records");
   if (size % kOracleGeneralRecordBytes != 0) {
     throw InputError(s.where + ": truncated oracleGeneral trace: " + std::to_string(size) +
                      " bytes is not a multiple of 24; record " + std::to_string(size / kOracleGeneralRecordBytes) +
