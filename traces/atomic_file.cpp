@@ -130,7 +130,7 @@ void remove_temp_files_on_signals() {
 }
 
 AtomicFile::AtomicFile(std::filesystem::path target) : target_(std::move(target)) {
-  std::string pattern = target_.string() + ".tmp-XXXXXX";
+  std::string pattern = target_.string() + ".tmp-" + std::to_string(::getpid()) + "-XXXXXX";
   const int fd = mkstemp(pattern.data());
   if (fd < 0) {
     throw Error("cannot create a temporary file beside '" + target_.string() + "': " + std::strerror(errno));
@@ -165,6 +165,33 @@ void AtomicFile::discard() noexcept {
   done_ = true;
   unregister_temp(slot_);
   slot_ = -1;
+}
+
+std::vector<std::filesystem::path> remove_stale_temp_files(const std::filesystem::path& dir, std::string_view marker) {
+  std::vector<std::filesystem::path> removed;
+  std::error_code ec;
+  std::filesystem::directory_iterator it(dir, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const std::size_t at = name.find(marker);
+    if (at == std::string::npos) continue;
+    std::size_t i = at + marker.size(), digits = 0;
+    long long pid = 0;
+    while (i < name.size() && name[i] >= '0' && name[i] <= '9' && digits < 10) pid = pid * 10 + (name[i++] - '0'), ++digits;
+    if (digits == 0 || i >= name.size() || name[i] != '-' || pid <= 0) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
+    std::error_code rm;
+    if (std::filesystem::remove_all(it->path(), rm) > 0 && !rm) removed.push_back(it->path());
+  }
+  return removed;
+}
+
+std::string describe_removed(const std::vector<std::filesystem::path>& removed) {
+  if (removed.empty()) return "";
+  std::string out = "removed " + std::to_string(removed.size()) + " temp file" + (removed.size() > 1 ? "s" : "") +
+                    " left by killed runs:";
+  for (const auto& p : removed) out += " " + p.string();
+  return out;
 }
 
 }  // namespace flashsim

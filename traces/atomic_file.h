@@ -1,9 +1,12 @@
 // "Nothing is lost" (DESIGN.md, principle 5): outputs are written to
-// `<target>.tmp-XXXXXX` beside the target and renamed into place only when
+// `<target>.tmp-<pid>-XXXXXX` beside the target and renamed into place only when
 // complete. Dropping an uncommitted AtomicFile removes its temp file; so does
 // SIGINT/SIGTERM once main() called remove_temp_files_on_signals().
 #pragma once
 #include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
 
 namespace flashsim {
 
@@ -58,6 +61,18 @@ class SignalCleanupGuard {
  private:
   int slot_ = -1;
 };
+
+/// Temp names carry the pid of the process that made them: `<marker><pid>-`
+/// (AtomicFile: ".tmp-"; the runner's builtin traces: "flashsim-builtin-").
+/// A SIGKILL, a crash or a power cut leaves them behind; this removes every
+/// entry of `dir` whose name has `marker` followed by the pid of a process
+/// that no longer exists (kill(pid, 0) fails with ESRCH) and returns what
+/// it removed. A name on another host's shared folder could carry a pid
+/// alive here, and is then kept. Never throws (unreadable: nothing removed).
+std::vector<std::filesystem::path> remove_stale_temp_files(const std::filesystem::path& dir, std::string_view marker);
+
+/// "PREFIX removed N temp files left by killed runs: a, b" or "" if none.
+std::string describe_removed(const std::vector<std::filesystem::path>& removed);
 
 /// Installs a SIGINT and SIGTERM handler that calls remove_live_temp_files()
 /// and then re-raises the signal with its default action (the process dies

@@ -1,9 +1,12 @@
 #include "traces/granularity.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "sim/core/errors.h"
+#include "sim/core/hash_map.h"
 
 namespace flashsim {
 namespace {
@@ -89,6 +92,29 @@ void GranularityTraceSource::rewind() {
   buffer_pos_ = 0;
   next_piece_ = 0;
   record_index_ = 0;
+}
+
+}  // namespace flashsim
+
+namespace flashsim {
+
+PieceCounts count_pieces(ITraceSource& source, ByteCount piece_bytes) {
+  if (piece_bytes == 0) throw InputError("count_pieces: piece size 0");
+  auto add = [](std::uint64_t a, std::uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; };
+  source.rewind();
+  HashMap<BlockId, ByteCount> sizes;
+  std::vector<AccessRecord> buffer(65536);
+  PieceCounts c;
+  while (const std::size_t n = source.read(buffer)) {
+    for (std::size_t i = 0; i < n; ++i) {
+      c.accesses = add(c.accesses, piece_count(buffer[i].bytes, piece_bytes));
+      auto [it, inserted] = sizes.try_emplace(buffer[i].block_id, buffer[i].bytes);
+      if (!inserted) it->second = std::max(it->second, buffer[i].bytes);
+    }
+  }
+  for (const auto& [id, bytes] : sizes) c.pieces = add(c.pieces, piece_count(bytes, piece_bytes));
+  source.rewind();
+  return c;
 }
 
 }  // namespace flashsim

@@ -46,4 +46,15 @@ class GranularityTraceSource final : public ITraceSource {
   std::uint64_t record_index_ = 0;    // index in inner_ of buffer_[buffer_pos_]
 };
 
+/// What GranularityTraceSource would make of a trace: distinct pieces (each
+/// block's largest size, split) and piece accesses.
+struct PieceCounts {
+  std::uint64_t pieces = 0;
+  std::uint64_t accesses = 0;
+};
+
+/// One pass over `source` (rewound before and after); memory is one hash
+/// entry per distinct block. Saturates instead of overflowing.
+PieceCounts count_pieces(ITraceSource& source, ByteCount piece_bytes);
+
 }  // namespace flashsim

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "sim/core/errors.h"
+#include "sim/core/input_file.h"
 #include "traces/atomic_file.h"
 #include "traces/hdf5_io.h"
 #include "traces/hdf5_program.h"
@@ -467,7 +468,7 @@ Hdf5TraceSource::Hdf5TraceSource(std::filesystem::path path, std::size_t window_
   s.path = std::move(path);
   s.where = s.path.string();
   s.window = std::max<std::size_t>(1, window_records);
-  if (!std::filesystem::exists(s.path)) throw InputError(s.where + ": no such file");
+  require_input_file(s.path);
   if (!is_hdf5_file(s.path)) throw InputError(s.where + ": not an HDF5 file");
   h5::QuietErrors quiet;
   try {

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "sim/core/errors.h"
+#include "sim/core/input_file.h"
 #include "traces/csv_trace_writer.h"
 #include "traces/hdf5_trace.h"
 #include "traces/text_fields.h"
@@ -31,7 +32,7 @@ std::string detect_trace_format(const std::filesystem::path& path) {
   if (ends_with(name, ".csv")) return "csv";
   if (ends_with(name, ".oraclegeneral") || ends_with(name, ".oraclegeneral.bin")) return "oraclegeneral";
   if (ends_with(name, ".json") || ends_with(name, ".json.gz")) return "kineto";
-  if (std::filesystem::exists(path) && is_hdf5_file(path)) return "hdf5";
+  if (input_file_problem(path).empty() && is_hdf5_file(path)) return "hdf5";
   throw InputError(path.string() +
                    ": cannot tell the trace format from the name (known: .h5/.hdf5 → hdf5, .csv → csv, "
                    ".oracleGeneral[.bin] → oraclegeneral, .json[.gz] → kineto); give the format explicitly");
@@ -41,7 +42,7 @@ std::unique_ptr<ITraceSource> open_trace(const std::filesystem::path& path, cons
                                          const std::map<std::string, std::string>& options) {
   const std::string name = format.empty() ? detect_trace_format(path) : trace_text::to_lower(format);
   const auto& entry = TraceFormatRegistry::instance().find(name);
-  if (!std::filesystem::exists(path)) throw InputError(path.string() + ": no such file");
+  require_input_file(path, true);  // a folder: raw capture files
   return entry.factory(ParamValues::resolve("trace format " + name, entry.params, options), TraceOpenContext{path});
 }
 

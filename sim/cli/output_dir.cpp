@@ -4,20 +4,44 @@
 
 #include <cerrno>
 #include <cstring>
+#include <iostream>
 #include <system_error>
 
 #include "sim/core/errors.h"
+#include "traces/atomic_file.h"
 
 namespace flashsim::cli {
 
-void check_output_dir(const std::filesystem::path& dir) {
+OutputDir::OutputDir(std::filesystem::path dir) : dir_(std::move(dir)) {
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec || !std::filesystem::is_directory(dir)) {
-    throw InputError("results folder '" + dir.string() + "': cannot create it" + (ec ? ": " + ec.message() : ": not a directory"));
+  // The folders that do not exist yet, outermost first: the ones to remove on failure.
+  const std::filesystem::path absolute = std::filesystem::absolute(dir_, ec).lexically_normal();
+  for (std::filesystem::path p = absolute; !ec && p.has_relative_path(); p = p.parent_path()) {
+    std::error_code missing;
+    if (std::filesystem::symlink_status(p, missing).type() != std::filesystem::file_type::not_found) break;
+    created_.insert(created_.begin(), p);
   }
-  if (access(dir.c_str(), W_OK | X_OK) != 0) {
-    throw InputError("results folder '" + dir.string() + "': not writable: " + std::strerror(errno));
+  ec.clear();
+  std::filesystem::create_directories(dir_, ec);
+  if (ec || !std::filesystem::is_directory(dir_, ec)) {
+    created_.clear();
+    throw InputError("results folder '" + dir_.string() + "': cannot create it" +
+                     (ec ? ": " + ec.message() : ": not a directory"));
+  }
+  if (access(dir_.c_str(), W_OK | X_OK) != 0) {
+    const std::string why = std::strerror(errno);
+    throw InputError("results folder '" + dir_.string() + "': not writable: " + why);
+  }
+  const std::string removed = describe_removed(remove_stale_temp_files(dir_, ".tmp-"));
+  if (!removed.empty()) std::cerr << "flashsim: " << removed << "\n";
+}
+
+OutputDir::~OutputDir() {
+  if (kept_) return;
+  for (auto it = created_.rbegin(); it != created_.rend(); ++it) {
+    std::error_code ec;
+    std::filesystem::remove(*it, ec);  // only removes an empty folder
+    if (ec) break;
   }
 }
 

@@ -1,11 +1,31 @@
 // Results folders of the subcommands, checked before any work is done.
 #pragma once
 #include <filesystem>
+#include <vector>
 
 namespace flashsim::cli {
 
-/// Creates `dir` if needed and checks that files can be created in it.
-/// Throws InputError naming it otherwise (a file in the way, no permission).
-void check_output_dir(const std::filesystem::path& dir);
+/// A command's results folder: created (with missing parents) and checked
+/// writable before any work; temp files that killed runs left in it are
+/// removed (and said on stderr). If the command fails before keep(), the
+/// folders this created are removed again when still empty, so a failed run
+/// leaves no empty folders behind.
+class OutputDir {
+ public:
+  /// Throws InputError naming `dir` (a file in the way, no permission).
+  explicit OutputDir(std::filesystem::path dir);
+  ~OutputDir();
+  OutputDir(const OutputDir&) = delete;
+  OutputDir& operator=(const OutputDir&) = delete;
+
+  const std::filesystem::path& path() const { return dir_; }
+  /// The command succeeded: the folders stay.
+  void keep() { kept_ = true; }
+
+ private:
+  std::filesystem::path dir_;
+  std::vector<std::filesystem::path> created_;  ///< outermost first
+  bool kept_ = false;
+};
 
 }  // namespace flashsim::cli

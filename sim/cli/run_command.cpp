@@ -12,6 +12,7 @@
 #include "sim/cli/command_registry.h"
 #include "sim/cli/output_dir.h"
 #include "sim/core/errors.h"
+#include "sim/core/unit_parse.h"
 #include "sim/results/results_table.h"
 #include "sim/results/results_writer.h"
 #include "sim/run/scenario_runner.h"
@@ -49,10 +50,11 @@ void run_document(const ScenarioDocument& document, const std::string& out, bool
   // The results folder is checked before the simulation, not after it.
   const Scenario first = document.resolve(document.points().front());
   const std::string dir = out.empty() ? first.outputs.dir : several ? out + "/" + first.name : out;
-  check_output_dir(dir);
+  OutputDir output(dir);
   const ScenarioResults results = run_scenario(document, options);
   print_results_tables(std::cout, results);
   const ResultsPaths paths = write_results(dir, results);
+  output.keep();
   std::cout << "\nresults: " << paths.h5.string() << "\n         " << paths.json.string() << "\n";
 }
 
@@ -68,6 +70,8 @@ int run_command(int argc, char** argv) {
   long long jobs = 0;
   std::vector<std::string> sets;
   bool print_scenario = false, no_progress = false;
+  std::string max_memory;
+  std::uint64_t max_points = kDefaultMaxSweepPoints;
   app.add_option("scenario", scenarios, "scenario YAML files or folders (default: the embedded default scenario)");
   app.add_option("-o,--out", out,
                  "results folder (default: each scenario's outputs.dir, flashsim-results/<name>); with several "
@@ -77,6 +81,9 @@ int run_command(int argc, char** argv) {
                  "override a scenario key by dotted path, e.g. --set cache.capacity=50% --set policies.0.impl=arc "
                  "(repeatable; the value is YAML; applies to every scenario)")
       ->allow_extra_args(false);
+  app.add_option("--max-memory", max_memory,
+                 "refuse runs estimated to need more memory than this, together (default: 80% of this machine's)");
+  app.add_option("--max-points", max_points, "refuse sweeps of more points than this")->capture_default_str();
   app.add_flag("--print-scenario", print_scenario, "print the resolved scenario of each sweep point and exit");
   app.add_flag("--no-progress", no_progress, "no progress line on stderr");
   if (!parse_command_line(app, argc, argv)) return 0;
@@ -89,6 +96,7 @@ int run_command(int argc, char** argv) {
   std::vector<ScenarioDocument> documents;
   if (files.empty()) documents.push_back(ScenarioDocument::builtin_default(overrides));
   for (const auto& f : files) documents.push_back(ScenarioDocument::from_file(f, overrides));
+  for (auto& document : documents) document.set_max_points(max_points);
   for (const auto& document : documents) {
     for (const auto& p : document.points()) (void)document.resolve(p);
   }
@@ -106,6 +114,13 @@ int run_command(int argc, char** argv) {
 
   RunnerOptions options;
   options.jobs = static_cast<unsigned>(jobs);
+  if (!max_memory.empty()) {
+    try {
+      options.max_memory_bytes = parse_bytes(max_memory);
+    } catch (const InputError& e) {
+      throw InputError(std::string("--max-memory: ") + e.what());
+    }
+  }
   if (!no_progress && isatty(STDERR_FILENO)) options.progress = &std::cerr;
   if (files.empty()) std::cout << "flashsim run: no scenario given; running the embedded default scenario\n";
   for (std::size_t k = 0; k < documents.size(); ++k) {

@@ -56,10 +56,11 @@ int validate_command(int argc, char** argv) {
   ValidationSuite suite = load_validation_suite(suite_file);
   if (!profile.empty()) set_suite_profile(suite, profile);
   const std::filesystem::path dir = out.empty() ? std::filesystem::path("flashsim-results/validate") / suite.name : std::filesystem::path(out);
-  check_output_dir(dir);  // before the runs, not after them
+  OutputDir output(dir);  // before the runs, not after them
   const ValidationReport report = run_validation(suite, o, &std::cerr);
   print_validation(std::cout, report);
   std::cout << "results: " << write_validation_json(dir, report).string() << "\n";
+  output.keep();
   if (o.record) std::cout << "baseline: " << report.baseline_file << "\n";
   return report.passed() ? 0 : 3;
 }

@@ -61,7 +61,8 @@ ParamValues ParamValues::resolve(std::string_view owner, const std::vector<Param
   ParamValues out;
   out.owner_ = owner;
   for (const auto& [key, value] : user) {
-    const bool known = std::any_of(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == key; });
+    const std::string& name = key;  // clang 14 cannot capture a structured binding
+    const bool known = std::any_of(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == name; });
     if (!known) {
       std::string names;
       for (const auto& s : specs) names += (names.empty() ? "" : ", ") + s.name;

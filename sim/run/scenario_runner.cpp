@@ -110,6 +110,11 @@ ScenarioResults run_scenario(const ScenarioDocument& document, const RunnerOptio
   const EngineFunction engine = options.engine ? options.engine : EngineFunction(run_with_engine);
   unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, tasks.size()));
+  // What can be known before any run is checked before any run.
+  for (std::size_t p = 0; p < scenarios.size(); ++p) {
+    check_granularity_memory(scenarios[p], *provider_of[p], jobs, options.max_memory_bytes);
+    check_window_count(scenarios[p], *provider_of[p]);
+  }
   Progress progress(options.progress, tasks.size());
   std::atomic<std::size_t> next{0};
   std::atomic<bool> failed{false};

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/results/run_result.h"
+#include "sim/run/run_limits.h"
 #include "sim/scenario/scenario_document.h"
 
 namespace flashsim {
@@ -24,6 +25,9 @@ struct RunnerOptions {
   std::ostream* progress = nullptr;   ///< "[3/10] cache.capacity=50% policy=arc" lines (e.g. std::cerr on a terminal)
   EngineFunction engine;              ///< empty = run_with_engine
   std::uint64_t memory_limit_records = 1'000'000;  ///< see TraceProvider
+  /// Runs whose estimated memory (sim/run/run_limits.h) exceeds this are
+  /// refused before they start; 0 = no check.
+  ByteCount max_memory_bytes = default_memory_limit_bytes();
 };
 
 /// Every sweep point resolved, in point order (validates the whole sweep

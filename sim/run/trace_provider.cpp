@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iostream>
+#include <string>
 #include <system_error>
 
 #include "traces/prefetching_trace_source.h"
@@ -83,7 +85,10 @@ std::filesystem::path make_temp_dir() {
   std::error_code ec;
   std::filesystem::path base = std::filesystem::temp_directory_path(ec);
   if (ec) base = "/tmp";
-  std::string pattern = (base / "flashsim-builtin-XXXXXX").string();
+  // Folders of killed runs are removed first (a builtin trace is 70-100 MB).
+  const std::string removed = describe_removed(remove_stale_temp_files(base, "flashsim-builtin-"));
+  if (!removed.empty()) std::cerr << "flashsim: " << removed << "\n";
+  std::string pattern = (base / ("flashsim-builtin-" + std::to_string(::getpid()) + "-XXXXXX")).string();
   if (mkdtemp(pattern.data()) == nullptr) {
     throw Error("cannot create a temporary folder in '" + base.string() + "': " + std::strerror(errno));
   }

@@ -83,9 +83,20 @@ std::string SweepPoint::label() const {
   return out;
 }
 
-std::vector<SweepPoint> expand_sweep(const std::vector<SweepAxis>& axes) {
-  std::size_t total = 1;
-  for (const auto& axis : axes) total *= axis.values.size();
+std::vector<SweepPoint> expand_sweep(const std::vector<SweepAxis>& axes, std::uint64_t max_points) {
+  std::uint64_t total = 1;
+  std::string sizes;
+  bool over = false;
+  for (const auto& axis : axes) {
+    const std::uint64_t n = axis.values.size();
+    sizes += (sizes.empty() ? "" : " x ") + std::to_string(n) + " (" + axis.path + ")";
+    if (n != 0 && total > max_points / n) over = true;
+    total = over ? total : total * n;
+  }
+  if (over || total > max_points) {
+    throw InputError(axes.front().pos.file + ": sweep: " + sizes + " points, more than the limit of " + std::to_string(max_points) +
+                     "; split the sweep, or raise the limit (flashsim run --max-points N)");
+  }
   std::vector<SweepPoint> points(total);
   for (std::size_t i = 0; i < total; ++i) {
     points[i].index = i;

@@ -3,6 +3,7 @@
 // point resolves to one Scenario (sim/scenario/scenario.h).
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -39,9 +40,16 @@ struct SweepPoint {
   std::string label() const;
 };
 
+/// Default bound on the points of one sweep (each point is resolved and kept
+/// in memory before any run); `flashsim run --max-points N` raises it.
+inline constexpr std::uint64_t kDefaultMaxSweepPoints = 1'000'000;
+
 /// Cartesian product of `axes`, in nested-loop order: the first axis varies
 /// slowest, the last fastest. No axes give one point with no assignments.
-std::vector<SweepPoint> expand_sweep(const std::vector<SweepAxis>& axes);
+/// Throws InputError, naming the axes' sizes, when the product exceeds
+/// `max_points` (checked before anything is allocated).
+std::vector<SweepPoint> expand_sweep(const std::vector<SweepAxis>& axes,
+                                     std::uint64_t max_points = kDefaultMaxSweepPoints);
 
 class ScenarioDocument {
  public:
@@ -66,8 +74,10 @@ class ScenarioDocument {
   const std::filesystem::path& base_dir() const { return base_dir_; }
   const std::string& display_name() const { return display_name_; }
 
-  /// expand_sweep(sweep()).
-  std::vector<SweepPoint> points() const { return expand_sweep(sweep_); }
+  /// expand_sweep(sweep(), max_points()).
+  std::vector<SweepPoint> points() const { return expand_sweep(sweep_, max_points_); }
+  std::uint64_t max_points() const { return max_points_; }
+  void set_max_points(std::uint64_t n) { max_points_ = n; }
 
   /// The scenario at `point`: the point's values set into the tree, then
   /// every key validated and every default filled in. Throws InputError
@@ -82,6 +92,7 @@ class ScenarioDocument {
   std::vector<SweepAxis> sweep_;
   std::filesystem::path base_dir_;
   std::string display_name_;
+  std::uint64_t max_points_ = kDefaultMaxSweepPoints;
 };
 
 /// Resolves a whole scenario tree (no sweep section); what

@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "sim/cache/i_slot_allocator.h"
+#include "sim/core/input_file.h"
 #include "sim/core/unit_parse.h"
 #include "sim/core/utf8.h"
 #include "sim/policy/i_eviction_policy.h"
@@ -115,8 +116,10 @@ WorkloadSpec resolve_workload(const ConfigNode* node, const ConfigNode& root, co
     std::error_code ec;
     std::filesystem::path absolute = std::filesystem::absolute(p, ec);
     w.path = (ec ? p : absolute).lexically_normal();
-    if (!std::filesystem::is_regular_file(w.path, ec)) {
-      throw_at(trace_node->pos, "workload.trace", "trace file not found: " + w.path.string());
+    if (const std::string problem = input_file_problem(w.path, true); !problem.empty()) {
+      throw_at(trace_node->pos, "workload.trace",
+               problem == "no such file" ? "trace file not found: " + w.path.string()
+                                         : "trace " + w.path.string() + ": " + problem);
     }
     w.trace = w.path.string();
     name_for_format = w.path;

@@ -13,8 +13,12 @@
 #include <vector>
 
 #include "sim/core/errors.h"
+#include "sim/run/scenario_runner.h"
 #include "sim/scenario/config_tree.h"
+#include "sim/scenario/scenario_document.h"
+#include "tests/app/app_test_util.h"
 #include "tests/support/temp_dir.h"
+#include "traces/atomic_file.h"
 #include "traces/trace_formats.h"
 #include "traces/trace_source.h"
 
@@ -124,6 +128,99 @@ TEST(Hardening, Hdf5CorruptionAnywhereIsAnErrorNamingTheFile) {
   }
   EXPECT_GT(errors, 50);  // the damage was seen, not skipped
 }
+
+// --- paths ---
+
+TEST(Hardening, ASymlinkLoopAsATraceIsNamedAsSuch) {
+  test::TempDir dir;
+  std::filesystem::create_symlink(dir / "b.csv", dir / "a.csv");
+  std::filesystem::create_symlink(dir / "a.csv", dir / "b.csv");
+  EXPECT_EQ(test::error_of<InputError>([&] { open_trace(dir / "a.csv"); }),
+            (dir / "a.csv").string() + ": too many levels of symbolic links (a link loop?)");
+  const std::string text = "name: x\nworkload: {trace: a.csv}\ncache: {capacity: 1MiB}\npolicies: [lru]\n";
+  const std::string e = test::error_of<InputError>(
+      [&] { ScenarioDocument::from_text(text, "s.yaml", dir.path()).resolve(SweepPoint{}); });
+  EXPECT_THAT(e, HasSubstr("s.yaml:2:"));
+  EXPECT_THAT(e, HasSubstr("too many levels of symbolic links"));
+}
+
+// --- what a run needs, known before it starts ---
+
+TEST(Hardening, AGranularityNeedingMoreMemoryThanTheLimitIsRefusedWithItsNumbers) {
+  // 4 blocks of 1 MiB, 2 passes, at 256 B: 16384 pieces, 32768 accesses:
+  // 16384 x 400 + 32768 x 16 = 7,077,888 B per run.
+  test::TempDir dir;
+  test::write_file(dir / "t.csv", test::cyclic_csv(4, 2, 1u << 20));
+  const std::string text = "name: g\nworkload: {trace: t.csv}\ncache: {capacity: 1MiB, granularity: 256B}\npolicies: [lru]\n";
+  const ScenarioDocument doc = ScenarioDocument::from_text(text, "g.yaml", dir.path());
+  RunnerOptions o;
+  o.jobs = 1;
+  o.max_memory_bytes = 7'077'887;
+  const std::string e = test::error_of<InputError>([&] { run_scenario(doc, o); });
+  EXPECT_THAT(e, HasSubstr("key 'cache.granularity'"));
+  EXPECT_THAT(e, HasSubstr("16384 distinct pieces and 32768 accesses"));
+  EXPECT_THAT(e, HasSubstr("--max-memory"));
+  o.max_memory_bytes = 7'077'888;  // exactly the estimate: runs
+  EXPECT_EQ(run_scenario(doc, o).runs.size(), 1u);
+}
+
+TEST(Hardening, AMultiDayTimestampedTraceFailsBeforeTheRunWithTheWindowItNeeds) {
+  test::TempDir dir;
+  test::write_file(dir / "t.csv", "time_ns,block_id,bytes\n0,1,4096\n259200000000000,2,4096\n");
+  const std::string text = "name: d\nworkload: {trace: t.csv, issue: timestamp}\ncache: {capacity: 8KiB}\npolicies: [lru]\n";
+  const ScenarioDocument doc = ScenarioDocument::from_text(text, "d.yaml", dir.path());
+  RunnerOptions o;
+  o.jobs = 1;
+  o.engine = [](ITraceSource&, const EngineConfig&, EngineKind) -> EngineResult {
+    ADD_FAILURE() << "the run started";
+    return {};
+  };
+  const std::string e = test::error_of<InputError>([&] { run_scenario(doc, o); });
+  EXPECT_THAT(e, HasSubstr("key 'outputs.window'"));
+  EXPECT_THAT(e, HasSubstr("25920001 windows"));
+  EXPECT_THAT(e, HasSubstr("at least 259200001 ns"));
+}
+
+TEST(Hardening, ASweepOfTooManyPointsIsRefusedBeforeItIsExpanded) {
+  // 1000^3 points would not fit in memory; the product is checked first.
+  std::string values = "[";
+  for (int i = 0; i < 1000; ++i) values += (i ? ", " : "") + std::to_string(i + 1) + "MiB";
+  values += "]";
+  const std::string text = "name: s\nworkload: {trace: builtin:llama-2048x22}\ncache: {capacity: 1GiB}\npolicies: [lru]\n"
+                           "sweep:\n  cache.capacity: " + values + "\n  seed: " + values + "\n  policies.0.impl: " + values + "\n";
+  const ScenarioDocument doc = ScenarioDocument::from_text(text, "s.yaml", ".");
+  const std::string e = test::error_of<InputError>([&] { doc.points(); });
+  EXPECT_THAT(e, HasSubstr("1000 (cache.capacity) x 1000 (seed) x 1000 (policies.0.impl) points"));
+  EXPECT_THAT(e, HasSubstr("--max-points"));
+}
+
+// --- leftovers ---
+
+TEST(Hardening, TempFilesOfDeadProcessesAreRemovedAndOthersKept) {
+  test::TempDir dir;
+  // pid 1 is alive; a pid above pid_max (4194304 on Linux) is not.
+  for (const char* n : {"r.h5.tmp-1-abcdef", "r.h5.tmp-99999999-abcdef", "r.h5.tmp-abcdef", "r.h5"}) {
+    test::write_file(dir / n, "x");
+  }
+  const auto removed = remove_stale_temp_files(dir.path(), ".tmp-");
+  ASSERT_EQ(removed.size(), 1u);
+  EXPECT_EQ(removed[0].filename(), "r.h5.tmp-99999999-abcdef");
+  EXPECT_TRUE(std::filesystem::exists(dir / "r.h5.tmp-1-abcdef"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "r.h5.tmp-abcdef"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "r.h5"));
+}
+
+#ifdef FLASHSIM_BINARY
+TEST(Hardening, AFailedRunLeavesNoFoldersItCreated) {
+  test::TempDir dir;
+  test::write_file(dir / "t.csv", "time_ns,block_id,bytes\n0,1,4096\n259200000000000,2,4096\n");
+  test::write_file(dir / "d.yaml", "name: d\nworkload: {trace: t.csv, issue: timestamp}\ncache: {capacity: 8KiB}\npolicies: [lru]\n");
+  const test::Outcome o = test::run_flashsim(dir.path(), "run d.yaml --out new/results");
+  EXPECT_EQ(o.code, 2) << o.err;  // bad input
+  EXPECT_THAT(o.err, HasSubstr("outputs.window"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "new"));
+}
+#endif
 
 }  // namespace
 }  // namespace flashsim

@@ -268,7 +268,8 @@ struct CsvTraceSource::State {
     for (const auto& h : header) known += (known.empty() ? "" : ", ") + h;
     int width = header.empty() ? std::numeric_limits<int>::max() : static_cast<int>(header.size());
     for (const auto& [key, value] : options.columns) {
-      const auto it = std::find_if(infos.begin(), infos.end(), [&](const FieldInfo& i) { return key == i.name; });
+      const std::string& field = key;  // clang 14 cannot capture a structured binding
+      const auto it = std::find_if(infos.begin(), infos.end(), [&](const FieldInfo& i) { return field == i.name; });
       if (it == infos.end()) {
         std::string names;
         for (const auto& i : infos) names += (names.empty() ? "" : ", ") + std::string(i.name);
@@ -398,7 +399,8 @@ CsvTraceSource::CsvTraceSource(std::filesystem::path path, CsvImportOptions opti
   std::filesystem::path catalog;
   if (s.options.catalog == "auto") {
     const auto sidecar = catalog_sidecar_path(s.path);
-    if (std::filesystem::exists(sidecar)) catalog = sidecar;
+    std::error_code ec;
+    if (std::filesystem::exists(sidecar, ec)) catalog = sidecar;
   } else if (s.options.catalog != "none" && !s.options.catalog.empty()) {
     catalog = s.options.catalog;
   }

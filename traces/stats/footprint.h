@@ -11,6 +11,8 @@ struct TraceFootprint {
   ByteCount bytes = 0;
   std::uint64_t blocks = 0;   ///< distinct block ids
   std::uint64_t records = 0;
+  Nanoseconds first_time_ns = 0;  ///< smallest time_ns (0 without records)
+  Nanoseconds last_time_ns = 0;   ///< largest time_ns
 };
 
 /// One pass over `source` (rewound before and after); memory is one hash
