@@ -19,13 +19,16 @@ std::size_t MemoryTraceSource::read(std::span<AccessRecord> out) {
 }
 
 std::vector<AccessRecord> read_all_records(ITraceSource& trace) {
-  std::vector<AccessRecord> records(trace.meta().record_count);
+  // Read to the end: text formats learn their record count only there.
+  const std::uint64_t expected = trace.meta().record_count;
+  std::vector<AccessRecord> records;
+  records.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(expected, 1u << 24)));
   trace.rewind();
-  std::size_t got = 0;
-  for (std::size_t n; got < records.size() && (n = trace.read(std::span<AccessRecord>(records).subspan(got))) > 0;) got += n;
-  if (got != records.size()) {
-    throw InputError("trace '" + trace.meta().source + "': " + std::to_string(got) + " records read, record_count says " +
-                     std::to_string(records.size()));
+  std::vector<AccessRecord> chunk(65536);
+  while (const std::size_t n = trace.read(chunk)) records.insert(records.end(), chunk.begin(), chunk.begin() + static_cast<std::ptrdiff_t>(n));
+  if (expected != 0 && records.size() != expected) {
+    throw InputError("trace '" + trace.meta().source + "': " + std::to_string(records.size()) +
+                     " records read, record_count says " + std::to_string(expected));
   }
   return records;
 }

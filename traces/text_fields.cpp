@@ -2,7 +2,11 @@
 
 #include <cctype>
 #include <charconv>
+#include <istream>
 #include <limits>
+#include <vector>
+
+#include "sim/core/errors.h"
 
 namespace flashsim::trace_text {
 namespace {
@@ -172,6 +176,67 @@ std::string csv_quote(std::string_view cell, char delimiter) {
   }
   out.push_back('"');
   return out;
+}
+
+namespace {
+
+// One physical line, appended to `out` (without its '\n'), at most `room`
+// bytes; false at the end of input before any byte. Sets *too_long (and
+// stops reading) when the line does not fit: a 2 GB file without a newline
+// is not read into memory.
+bool append_line(std::istream& in, std::string& out, std::size_t room, bool* too_long) {
+  *too_long = false;
+  std::streambuf* buffer = in.rdbuf();
+  bool any = false;
+  while (true) {
+    const int c = buffer->sbumpc();
+    if (c == std::char_traits<char>::eof()) {
+      in.setstate(std::ios::eofbit);
+      return any;
+    }
+    any = true;
+    if (c == '\n') return true;
+    if (out.size() >= room) {
+      *too_long = true;
+      return true;
+    }
+    out.push_back(static_cast<char>(c));
+  }
+}
+
+}  // namespace
+
+bool read_csv_record(std::istream& in, char delimiter, std::string& record, std::uint64_t& line_no,
+                     const std::string& where) {
+  record.clear();
+  bool too_long = false;
+  if (!append_line(in, record, kMaxCsvRecordBytes, &too_long)) return false;
+  const std::uint64_t first = ++line_no;
+  // A comment is one line whatever quotes it holds.
+  const std::size_t lead = record.find_first_not_of(" \t");
+  const bool comment = lead != std::string::npos && record[lead] == '#';
+  std::vector<std::string> cells;
+  while (!too_long && !comment && split_csv_line(record, delimiter, cells) < 0) {
+    if (!in.good()) {
+      throw InputError(where + ":" + std::to_string(first) + ": unterminated quote (the record runs to the end of the file)");
+    }
+    record.push_back('\n');
+    if (!append_line(in, record, kMaxCsvRecordBytes, &too_long)) {
+      throw InputError(where + ":" + std::to_string(first) + ": unterminated quote (the record runs to the end of the file)");
+    }
+    ++line_no;
+  }
+  if (too_long) {
+    throw InputError(where + ":" + std::to_string(first) + ": a record longer than " +
+                     std::to_string(kMaxCsvRecordBytes) + " bytes (an unterminated quote, or not a trace?)");
+  }
+  return true;
+}
+
+std::string excerpt(std::string_view cell) {
+  constexpr std::size_t kShown = 60;
+  if (cell.size() <= kShown + 20) return std::string(cell);
+  return std::string(cell.substr(0, kShown)) + "... (" + std::to_string(cell.size()) + " bytes)";
 }
 
 std::string to_lower(std::string_view text) {

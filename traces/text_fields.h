@@ -3,6 +3,7 @@
 // double, so "5147351246982.786" µs is exactly 5147351246982786 ns.
 #pragma once
 #include <cstdint>
+#include <istream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,24 @@ int split_csv_line(std::string_view line, char delimiter, std::vector<std::strin
 
 /// Quotes `cell` for CSV output when it holds the delimiter, a quote or a newline.
 std::string csv_quote(std::string_view cell, char delimiter = ',');
+
+/// The longest CSV record read_csv_record accepts: a trace's rows are tens
+/// of bytes; a longer one is an unterminated quote or not a trace.
+inline constexpr std::size_t kMaxCsvRecordBytes = 1u << 20;
+
+/// Reads one CSV record into `record` (without its final newline): a line,
+/// and while a field's opening quote is not closed (split_csv_line returns
+/// -1) the following lines, joined by '\n' (RFC 4180: newlines inside
+/// quotes). Adds the physical lines read to `line_no`. Returns false at the
+/// end of input before any byte. Throws InputError "WHERE:LINE: ..." for a
+/// record over kMaxCsvRecordBytes and for a quote still open at the end of
+/// the input (naming the line the record began on).
+bool read_csv_record(std::istream& in, char delimiter, std::string& record, std::uint64_t& line_no,
+                     const std::string& where);
+
+/// `cell` as errors quote it: whole when short, else its first 60 bytes,
+/// "..." and its length (a 10 MB cell is not echoed).
+std::string excerpt(std::string_view cell);
 
 /// ASCII lower-case copy.
 std::string to_lower(std::string_view text);

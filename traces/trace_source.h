@@ -36,9 +36,10 @@ class ITraceSink {
   virtual void finish() = 0;
 };
 
-/// Every record of `trace`, from the start (for drivers that index records,
-/// e.g. a trace's program). Throws InputError naming the trace when fewer
-/// than meta().record_count records come.
+/// Every record of `trace`, from the start to the end (for drivers that
+/// index records, e.g. a trace's program). Throws what the reader throws, and
+/// InputError naming the trace when a known meta().record_count (not 0) is
+/// not what came.
 std::vector<AccessRecord> read_all_records(ITraceSource& trace);
 
 /// A trace held in memory (generators, tests, embedded default input).

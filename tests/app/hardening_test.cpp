@@ -129,6 +129,45 @@ TEST(Hardening, Hdf5CorruptionAnywhereIsAnErrorNamingTheFile) {
   EXPECT_GT(errors, 50);  // the damage was seen, not skipped
 }
 
+// --- CSV messages ---
+
+std::string csv_error(const test::TempDir& dir, const std::string& text) {
+  test::write_file(dir / "t.csv", text);
+  return read_error(dir / "t.csv");
+}
+
+TEST(Hardening, CsvQuotedNewlineIsOneRecordAndLineNumbersStayPhysical) {
+  test::TempDir dir;
+  test::write_file(dir / "t.csv", "block_id,bytes,note\n1,4096,\"two\nlines\"\n2,x,y\n");
+  const std::string e = read_error(dir / "t.csv");
+  EXPECT_THAT(e, HasSubstr("t.csv:4: column 'bytes'"));  // the bad row is the 4th physical line
+}
+
+TEST(Hardening, CsvUnterminatedQuoteNamesTheLineItBeganOn) {
+  test::TempDir dir;
+  EXPECT_THAT(csv_error(dir, "block_id,bytes\n1,4096\n2,\"4096\n3,4096\n"),
+              HasSubstr("t.csv:3: unterminated quote (the record runs to the end of the file)"));
+}
+
+TEST(Hardening, CsvHugeRecordIsRefusedWithoutReadingItAll) {
+  test::TempDir dir;
+  EXPECT_THAT(csv_error(dir, "block_id,bytes\n1," + std::string(3u << 20, '9') + "\n"),
+              HasSubstr("t.csv:2: a record longer than 1048576 bytes"));
+}
+
+TEST(Hardening, CsvLongCellIsCutInTheMessage) {
+  test::TempDir dir;
+  const std::string e = csv_error(dir, "block_id,bytes\n1," + std::string(5000, 'x') + "\n");
+  EXPECT_THAT(e, HasSubstr("... (5000 bytes)' is not a non-negative integer"));
+  EXPECT_LT(e.size(), 300u);
+}
+
+TEST(Hardening, CsvDuplicatedColumnIsAnError) {
+  test::TempDir dir;
+  EXPECT_THAT(csv_error(dir, "time_ns,block_id,bytes,Block_ID\n0,1,4096,2\n"),
+              HasSubstr("t.csv:1: column 'Block_ID' appears twice in the header (columns 1 and 3, from 0)"));
+}
+
 // --- paths ---
 
 TEST(Hardening, ASymlinkLoopAsATraceIsNamedAsSuch) {

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <fstream>
 #include <limits>
+#include <unordered_map>
 
 #include "sim/core/errors.h"
 #include "traces/csv_trace_writer.h"
@@ -148,7 +149,7 @@ struct CsvTraceSource::State {
 
   [[noreturn]] void fail_cell(int f, const std::string& cell, const std::string& why) const {
     throw InputError(where + ":" + std::to_string(line_no) + ": column " + column_label[f] + " (field " +
-                     field_infos()[static_cast<std::size_t>(f)].name + "): '" + cell + "' " + why);
+                     field_infos()[static_cast<std::size_t>(f)].name + "): '" + trace_text::excerpt(cell) + "' " + why);
   }
 
   std::uint64_t cell_u64(int f, const std::string& cell, std::uint64_t max) const {
@@ -265,7 +266,7 @@ struct CsvTraceSource::State {
   void resolve_columns() {
     const auto& infos = field_infos();
     std::string known;
-    for (const auto& h : header) known += (known.empty() ? "" : ", ") + h;
+    for (const auto& h : header) known += (known.empty() ? "" : ", ") + trace_text::excerpt(h);
     int width = header.empty() ? std::numeric_limits<int>::max() : static_cast<int>(header.size());
     for (const auto& [key, value] : options.columns) {
       const std::string& field = key;  // clang 14 cannot capture a structured binding
@@ -349,8 +350,7 @@ CsvTraceSource::CsvTraceSource(std::filesystem::path path, CsvImportOptions opti
   // The first line with content decides about the header.
   std::streampos before = s.in.tellg();
   bool found = false;
-  while (std::getline(s.in, s.line)) {
-    ++s.line_no;
+  while (trace_text::read_csv_record(s.in, s.options.delimiter, s.line, s.line_no, s.where)) {
     if (!is_blank_or_comment(s.line)) {
       found = true;
       break;
@@ -377,6 +377,17 @@ CsvTraceSource::CsvTraceSource(std::filesystem::path path, CsvImportOptions opti
         h.erase(0, h.find_first_not_of(" \t"));
         h.erase(h.find_last_not_of(" \t") + 1);
       }
+      // Two columns of one name: which one a field maps to would be a guess.
+      std::unordered_map<std::string, std::size_t> seen;
+      for (std::size_t b = 0; b < s.header.size(); ++b) {
+        if (s.header[b].empty()) continue;
+        const auto [it, fresh] = seen.try_emplace(trace_text::to_lower(s.header[b]), b);
+        if (!fresh) {
+          throw InputError(s.where + ":" + std::to_string(s.line_no) + ": column '" + trace_text::excerpt(s.header[b]) +
+                           "' appears twice in the header (columns " + std::to_string(it->second) + " and " +
+                           std::to_string(b) + ", from 0)");
+        }
+      }
     }
   }
   if (!found) throw InputError(s.where + ": the file is empty (no header, no records)");
@@ -386,7 +397,10 @@ CsvTraceSource::CsvTraceSource(std::filesystem::path path, CsvImportOptions opti
     // A header and nothing else is a mistake (a cut export), not a trace of 0 accesses.
     std::string next;
     bool any = false;
-    while (!any && std::getline(s.in, next)) any = !is_blank_or_comment(next);
+    std::uint64_t next_line = s.line_no;
+    while (!any && trace_text::read_csv_record(s.in, s.options.delimiter, next, next_line, s.where)) {
+      any = !is_blank_or_comment(next);
+    }
     if (!any) throw InputError(s.where + ": a header and no records");
     s.in.clear();
   } else {
@@ -416,13 +430,12 @@ std::size_t CsvTraceSource::read(std::span<AccessRecord> out) {
   State& s = *state_;
   std::size_t filled = 0;
   while (filled < out.size() && !s.at_end) {
-    if (!std::getline(s.in, s.line)) {
+    if (!trace_text::read_csv_record(s.in, s.options.delimiter, s.line, s.line_no, s.where)) {
       if (s.in.bad()) throw InputError(s.where + ": read error after line " + std::to_string(s.line_no));
       s.at_end = true;
       s.meta.record_count = s.record_index;
       break;
     }
-    ++s.line_no;
     if (is_blank_or_comment(s.line)) continue;
     s.parse_row(out[filled]);
     ++filled;
@@ -448,8 +461,7 @@ std::vector<BlockCatalogEntry> read_catalog_csv(const std::filesystem::path& pat
   std::string line;
   std::vector<std::string> cells;
   std::uint64_t line_no = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
+  while (trace_text::read_csv_record(in, ',', line, line_no, where)) {
     if (!is_blank_or_comment(line)) break;
   }
   const int n_header = trace_text::split_csv_line(line, ',', cells);
@@ -464,8 +476,7 @@ std::vector<BlockCatalogEntry> read_catalog_csv(const std::filesystem::path& pat
             c_end = find("address_end"), c_layer = find("layer"), c_kind = find("kind");
   if (c_id < 0 || c_bytes < 0) throw InputError(where + ":" + std::to_string(line_no) + ": catalog header needs id and bytes");
   std::vector<BlockCatalogEntry> out;
-  while (std::getline(in, line)) {
-    ++line_no;
+  while (trace_text::read_csv_record(in, ',', line, line_no, where)) {
     if (is_blank_or_comment(line)) continue;
     const int n = trace_text::split_csv_line(line, ',', cells);
     if (n != static_cast<int>(header.size())) {
@@ -478,7 +489,7 @@ std::vector<BlockCatalogEntry> read_catalog_csv(const std::filesystem::path& pat
       if (optional && cells[static_cast<std::size_t>(c)].empty()) return;
       if (trace_text::parse_u64(cells[static_cast<std::size_t>(c)], v) != ParseStatus::ok) {
         throw InputError(where + ":" + std::to_string(line_no) + ": column '" + header[static_cast<std::size_t>(c)] +
-                         "': '" + cells[static_cast<std::size_t>(c)] + "' is not a non-negative integer");
+                         "': '" + trace_text::excerpt(cells[static_cast<std::size_t>(c)]) + "' is not a non-negative integer");
       }
     };
     u64(c_id, e.id, false);
@@ -490,7 +501,7 @@ std::vector<BlockCatalogEntry> read_catalog_csv(const std::filesystem::path& pat
       if (trace_text::parse_i64(cells[static_cast<std::size_t>(c_layer)], layer) != ParseStatus::ok ||
           layer < std::numeric_limits<std::int32_t>::min() || layer > std::numeric_limits<std::int32_t>::max()) {
         throw InputError(where + ":" + std::to_string(line_no) + ": column 'layer': '" +
-                         cells[static_cast<std::size_t>(c_layer)] + "' is not an integer");
+                         trace_text::excerpt(cells[static_cast<std::size_t>(c_layer)]) + "' is not an integer");
       }
       e.layer = static_cast<std::int32_t>(layer);
     }
