@@ -23,7 +23,10 @@ std::string_view to_string(ParamType type) {
 double parse_param_number(const ParamSpec& spec, std::string_view text) {
   switch (spec.type) {
     case ParamType::integer: return static_cast<double>(parse_integer(text));
-    case ParamType::real: return parse_real(text);
+    case ParamType::real:
+      // A fraction (max <= 1) may be written as a share, as capacities are: "10%" = 0.1.
+      if (spec.max <= 1.0 && text.ends_with('%')) return parse_real(text.substr(0, text.size() - 1)) / 100.0;
+      return parse_real(text);
     case ParamType::duration: return static_cast<double>(parse_duration_ns(text));
     case ParamType::bytes: return static_cast<double>(parse_bytes(text));
     case ParamType::bandwidth: return parse_bandwidth(text);

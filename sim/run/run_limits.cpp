@@ -2,9 +2,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "sim/core/errors.h"
+#include "sim/core/hash_map.h"
 #include "sim/engine/engine.h"
 #include "traces/granularity.h"
 
@@ -64,6 +68,30 @@ void check_window_count(const Scenario& scenario, const TraceProvider& trace) {
                    std::to_string(windows) + " windows of " + std::to_string(window) + " ns, more than the " +
                    std::to_string(kMaxTimeSeriesWindows) + " a run may have; choose a window of at least " +
                    std::to_string(span / static_cast<Nanoseconds>(kMaxTimeSeriesWindows) + 1) + " ns");
+}
+
+void check_pinned_blocks(const Scenario& scenario, const TraceProvider& trace) {
+  const std::vector<BlockId>& pinned = scenario.cache.pinned.blocks;
+  if (pinned.empty() || trace.generator() != nullptr) return;
+  HashSet<BlockId> missing(pinned.begin(), pinned.end());
+  std::unique_ptr<ITraceSource> source = trace.open();
+  if (scenario.cache.granularity_bytes > 0) {
+    source = std::make_unique<GranularityTraceSource>(std::move(source), scenario.cache.granularity_bytes);
+  }
+  std::vector<AccessRecord> buffer(65536);
+  while (!missing.empty()) {
+    const std::size_t n = source->read(buffer);
+    if (n == 0) break;
+    for (std::size_t i = 0; i < n; ++i) missing.erase(buffer[i].block_id);
+  }
+  if (missing.empty()) return;
+  std::vector<BlockId> ids(missing.begin(), missing.end());
+  std::sort(ids.begin(), ids.end());
+  std::string list;
+  for (std::size_t i = 0; i < ids.size() && i < 5; ++i) list += (i ? ", " : "") + std::to_string(ids[i]);
+  if (ids.size() > 5) list += ", ... (" + std::to_string(ids.size()) + " in all)";
+  throw InputError(scenario.source + ": key 'cache.pin.blocks': block " + list + " never accessed in the trace" +
+                   (scenario.cache.granularity_bytes > 0 ? " (with cache.granularity, pins name piece ids)" : ""));
 }
 
 }  // namespace flashsim

@@ -38,4 +38,10 @@ void check_granularity_memory(const Scenario& scenario, const TraceProvider& tra
 /// the footprint pass's first and last time.
 void check_window_count(const Scenario& scenario, const TraceProvider& trace);
 
+/// Throws InputError naming cache.pin.blocks when a pinned id is never
+/// accessed in the trace (with cache.granularity, piece ids of the split
+/// trace): a pin of nothing is a typo, not a choice. One pass over the
+/// trace, only when ids are pinned.
+void check_pinned_blocks(const Scenario& scenario, const TraceProvider& trace);
+
 }  // namespace flashsim

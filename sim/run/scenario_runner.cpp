@@ -6,6 +6,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
+#include <tuple>
 #include <thread>
 
 #include "sim/engine/program_engine.h"
@@ -111,9 +113,17 @@ ScenarioResults run_scenario(const ScenarioDocument& document, const RunnerOptio
   unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, tasks.size()));
   // What can be known before any run is checked before any run.
+  // Each check is a pass over the trace: once per trace and what it reads.
+  std::set<std::tuple<const TraceProvider*, ByteCount, std::vector<BlockId>, Nanoseconds, IssueMode, EngineKind>> checked;
   for (std::size_t p = 0; p < scenarios.size(); ++p) {
-    check_granularity_memory(scenarios[p], *provider_of[p], jobs, options.max_memory_bytes);
-    check_window_count(scenarios[p], *provider_of[p]);
+    const Scenario& s = scenarios[p];
+    if (!checked.emplace(provider_of[p], s.cache.granularity_bytes, s.cache.pinned.blocks, s.outputs.window_ns,
+                         s.workload.issue, s.engine).second) {
+      continue;
+    }
+    check_granularity_memory(s, *provider_of[p], jobs, options.max_memory_bytes);
+    check_window_count(s, *provider_of[p]);
+    check_pinned_blocks(s, *provider_of[p]);
   }
   Progress progress(options.progress, tasks.size());
   std::atomic<std::size_t> next{0};

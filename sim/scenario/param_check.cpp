@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "sim/core/unit_parse.h"
+#include "sim/core/warnings.h"
 
 namespace flashsim {
 
@@ -90,6 +91,14 @@ void check_param_value(const ConfigNode& node, std::string_view key, const Param
     throw_at(node.pos, key,
              "value '" + text + "' out of range [" + format_bound(spec.min) + ", " + format_bound(spec.max) + "]");
   }
+  // A bare number has a plain reading (ns, B/s) that is rarely what was meant.
+  const bool bare = text.find_first_not_of("0123456789.eE+- ") == std::string::npos;
+  if (bare && numeric != 0.0 && (spec.type == ParamType::duration || spec.type == ParamType::bandwidth)) {
+    const bool duration = spec.type == ParamType::duration;
+    warn(node.pos.describe() + ": key '" + std::string(key) + "': the bare number " + text + " is read as " + text +
+         (duration ? " ns; write the unit (" + text + "ns, " + text + "us, " + text + "ms) to say which"
+                   : " bytes/s; write the unit (" + text + "GB/s, " + text + "MB/s) to say which"));
+  }
 }
 
 std::map<std::string, std::string> scalar_entries(const ConfigNode& map, const std::vector<std::string>& extra_keys) {
@@ -120,6 +129,11 @@ ParamValues resolve_params(const ConfigNode& map, std::string_view prefix, std::
     const auto spec = std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == e.key; });
     check_param_value(e.value, join_key(prefix, e.key), *spec);
     user[e.key] = e.value.scalar;
+    if (spec->type == ParamType::real && e.value.scalar.ends_with('%')) {
+      std::ostringstream fraction;  // "10%" -> "0.1": what ParamValues::real reads
+      fraction << parse_param_number(*spec, e.value.scalar);
+      user[e.key] = fraction.str();
+    }
   }
   try {
     return ParamValues::resolve(owner, specs, user);

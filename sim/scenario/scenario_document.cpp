@@ -171,7 +171,8 @@ ScenarioDocument ScenarioDocument::builtin_default(const std::vector<Override>& 
 Scenario ScenarioDocument::resolve(const SweepPoint& point) const {
   ConfigNode tree = tree_;
   for (const auto& [path, value] : point.assignments) {
-    const auto axis = std::find_if(sweep_.begin(), sweep_.end(), [&](const SweepAxis& a) { return a.path == path; });
+    const std::string& key = path;  // clang 14 cannot capture a structured binding
+    const auto axis = std::find_if(sweep_.begin(), sweep_.end(), [&](const SweepAxis& a) { return a.path == key; });
     set_at_path(tree, path, value, axis != sweep_.end() ? axis->pos : value.pos);
   }
   std::string default_name = std::filesystem::path(display_name_).stem().string();

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "sim/core/errors.h"
+#include "sim/core/unit_parse.h"
+#include "sim/core/warnings.h"
 #include "sim/run/scenario_runner.h"
 #include "sim/scenario/config_tree.h"
 #include "sim/scenario/scenario_document.h"
@@ -231,6 +233,41 @@ TEST(Hardening, ASweepOfTooManyPointsIsRefusedBeforeItIsExpanded) {
   const std::string e = test::error_of<InputError>([&] { doc.points(); });
   EXPECT_THAT(e, HasSubstr("1000 (cache.capacity) x 1000 (seed) x 1000 (policies.0.impl) points"));
   EXPECT_THAT(e, HasSubstr("--max-points"));
+}
+
+// --- likely mistakes ---
+
+TEST(Hardening, ABareNumberForADurationIsReadAsNanosecondsAndSaidSo) {
+  std::vector<std::string> said;
+  const WarningSink previous = set_warning_sink([&](const std::string& m) { said.push_back(m); });
+  const std::string text = "name: w\nworkload: {trace: builtin:llama-2048x22}\ncache: {capacity: 50%}\n"
+                           "policies: [{impl: mlru, age_window: 500}, {impl: mlru, age_window: 500us}]\n";
+  const ScenarioDocument doc = ScenarioDocument::from_text(text, "w.yaml", ".");
+  const Scenario s = doc.resolve(SweepPoint{});
+  doc.resolve(SweepPoint{});  // said once, not per resolution
+  set_warning_sink(previous);
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_THAT(said[0], HasSubstr("w.yaml:4:37: key 'policies.0.age_window': the bare number 500 is read as 500 ns"));
+  EXPECT_EQ(parse_duration_ns(s.policies[0].choice.params.at("age_window")), 500);
+  EXPECT_EQ(parse_duration_ns(s.policies[1].choice.params.at("age_window")), 500'000);
+}
+
+TEST(Hardening, AFractionParameterTakesAPercentageAsCapacitiesDo) {
+  const std::string text = "name: f\nworkload: {trace: builtin:llama-2048x22}\ncache: {capacity: 50%}\n"
+                           "policies: [{impl: s3fifo, small_ratio: 10%}]\n";
+  const Scenario s = ScenarioDocument::from_text(text, "f.yaml", ".").resolve(SweepPoint{});
+  EXPECT_DOUBLE_EQ(parse_real(s.policies[0].choice.params.at("small_ratio")), 0.1);
+}
+
+TEST(Hardening, APinOfABlockNotInTheTraceIsAnError) {
+  test::TempDir dir;
+  test::write_file(dir / "t.csv", test::cyclic_csv(4, 2, 4096));
+  const std::string text = "name: p\nworkload: {trace: t.csv}\ncache: {capacity: 8KiB, pin: {blocks: [2, 7, 9]}}\npolicies: [lru]\n";
+  RunnerOptions o;
+  o.jobs = 1;
+  const std::string e =
+      test::error_of<InputError>([&] { run_scenario(ScenarioDocument::from_text(text, "p.yaml", dir.path()), o); });
+  EXPECT_THAT(e, HasSubstr("key 'cache.pin.blocks': block 7, 9 never accessed in the trace"));
 }
 
 // --- leftovers ---

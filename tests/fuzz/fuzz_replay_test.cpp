@@ -1,6 +1,7 @@
 // The fuzz targets in every build (CI's short fuzzing run): each committed
 // corpus input, then deterministic mutations of it (bit flips, boundary
-// bytes, truncations, duplicated and deleted spans). A finding aborts the
+// bytes, truncations, duplicated and deleted spans), and every input that
+// once crashed a reader (tests/fuzz/regressions/). A finding aborts the
 // test; the input that did it is left at /dev/shm/flashsim-fuzz-PID.EXT.
 // Long runs use the libFuzzer executables (tests/fuzz/README.md).
 #include <gtest/gtest.h>
@@ -18,11 +19,15 @@
 namespace flashsim::fuzz {
 namespace {
 
-const std::filesystem::path kCorpus = std::filesystem::path(FLASHSIM_SOURCE_DIR) / "tests/fuzz/corpus";
+const std::filesystem::path kFuzzDir = std::filesystem::path(FLASHSIM_SOURCE_DIR) / "tests/fuzz";
 
-std::vector<std::vector<std::uint8_t>> corpus_of(std::string_view target) {
+// The inputs in tests/fuzz/<folder>/<target>/, in name order (none if absent).
+std::vector<std::vector<std::uint8_t>> inputs_of(std::string_view folder, std::string_view target) {
   std::vector<std::filesystem::path> files;
-  for (const auto& e : std::filesystem::directory_iterator(kCorpus / target)) files.push_back(e.path());
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(kFuzzDir / folder / target, ec), end; !ec && it != end; it.increment(ec)) {
+    files.push_back(it->path());
+  }
   std::sort(files.begin(), files.end());
   std::vector<std::vector<std::uint8_t>> out;
   for (const auto& f : files) {
@@ -72,7 +77,7 @@ class FuzzReplay : public ::testing::TestWithParam<std::string_view> {};
 
 TEST_P(FuzzReplay, CorpusAndMutationsAreReadOrRefused) {
   const Target& t = target(GetParam());
-  const auto seeds = corpus_of(t.name);
+  const auto seeds = inputs_of("corpus", t.name);
   ASSERT_FALSE(seeds.empty()) << "no corpus for " << t.name;
   std::mt19937_64 rng(20261201);
   for (const auto& s : seeds) EXPECT_TRUE(t.run(s)) << t.name << ": a corpus input is refused";
@@ -86,6 +91,13 @@ TEST_P(FuzzReplay, CorpusAndMutationsAreReadOrRefused) {
   EXPECT_GT(accepted, 0);
   EXPECT_GT(refused, 0);
   std::printf("%s: %d mutations accepted, %d refused\n", std::string(t.name).c_str(), accepted, refused);
+}
+
+// Inputs that once crashed a reader (found by the libFuzzer runs): each is
+// now read or refused, never a crash.
+TEST_P(FuzzReplay, RegressionsAreReadOrRefused) {
+  const Target& t = target(GetParam());
+  for (const auto& input : inputs_of("regressions", t.name)) t.run(input);
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, FuzzReplay,

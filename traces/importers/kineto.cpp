@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <charconv>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -61,7 +62,7 @@ class MemcpyCollector {
     if (depth_ == 3 && in_event_ && (keys_[3] == "ts" || keys_[3] == "dur")) {
       std::int64_t ns = 0;
       if (trace_text::parse_scaled_decimal(text, 3, ns) != trace_text::ParseStatus::ok) {
-        throw InputError(where_ + ": event " + std::to_string(events_seen_) + ": " + keys_[3] + " '" + text +
+        throw InputError(where_ + ": event " + std::to_string(events_seen_) + ": " + keys_[3] + " '" + trace_text::excerpt(text) +
                          "' is out of range");
       }
       if (keys_[3] == "ts") {
@@ -72,7 +73,7 @@ class MemcpyCollector {
         has_dur_ = ns >= 0;
       }
     } else if (depth_ == 4 && in_args_ && keys_[4] == "bytes") {
-      throw InputError(where_ + ": event " + std::to_string(events_seen_) + ": args.bytes '" + text +
+      throw InputError(where_ + ": event " + std::to_string(events_seen_) + ": args.bytes '" + trace_text::excerpt(text) +
                        "' is not a whole number");
     }
     return true;
@@ -142,6 +143,11 @@ class MemcpyCollector {
     } else if (depth_ == 4 && in_args_ && keys_[4] == "correlation") {
       correlation_ = u;
     }
+    if (depth_ == 3 && in_event_ && (keys_[3] == "ts" || keys_[3] == "dur") &&
+        u > static_cast<std::uint64_t>(std::numeric_limits<Nanoseconds>::max() / kNsPerUs)) {
+      throw InputError(where_ + ": event " + std::to_string(events_seen_) + ": " + keys_[3] + " " + std::to_string(u) +
+                       " us is out of range (more than 292 years in ns)");
+    }
     if (depth_ == 3 && in_event_ && keys_[3] == "ts") {
       event_.ts_ns = static_cast<Nanoseconds>(u) * kNsPerUs;
       has_ts_ = non_negative;
@@ -170,7 +176,7 @@ class MemcpyCollector {
     const char* begin = text.data() + (hex ? 2 : 0);
     const auto [ptr, ec] = std::from_chars(begin, text.data() + text.size(), v, hex ? 16 : 10);
     if (ec != std::errc{} || ptr != text.data() + text.size()) {
-      throw InputError(where_ + ": event " + std::to_string(events_seen_) + ": args." + keys_[4] + " '" + text +
+      throw InputError(where_ + ": event " + std::to_string(events_seen_) + ": args." + keys_[4] + " '" + trace_text::excerpt(text) +
                        "' is not an address");
     }
     (keys_[4] == "src_address" ? event_.src_address : event_.dst_address) = v;
