@@ -3,10 +3,15 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <mutex>
+#include <set>
+#include <string>
+#include <tuple>
 
 #include "sim/core/errors.h"
 #include "sim/core/input_file.h"
 #include "traces/atomic_file.h"
+#include "traces/child_probe.h"
 #include "traces/hdf5_io.h"
 #include "traces/hdf5_program.h"
 
@@ -471,6 +476,7 @@ Hdf5TraceSource::Hdf5TraceSource(std::filesystem::path path, std::size_t window_
   require_input_file(s.path);
   if (!is_hdf5_file(s.path)) throw InputError(s.where + ": not an HDF5 file");
   h5::QuietErrors quiet;
+  probe(s);
   try {
     open(s);
   } catch (const InputError& e) {
@@ -478,6 +484,38 @@ Hdf5TraceSource::Hdf5TraceSource(std::filesystem::path path, std::size_t window_
     throw InputError(s.where + ": " + e.what());
   } catch (const Error& e) {
     throw InputError(s.where + ": unreadable (a damaged file?): " + e.what());
+  }
+}
+
+void Hdf5TraceSource::probe(const State& s) {
+  // Once per file (path, size, modification time) and process: the runner
+  // opens one trace once per run.
+  static std::mutex mutex;
+  static std::set<std::tuple<std::string, std::uintmax_t, std::filesystem::file_time_type::rep>> probed;
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(s.path, ec);
+  const auto mtime = std::filesystem::last_write_time(s.path, ec).time_since_epoch().count();
+  {
+    std::lock_guard lock(mutex);
+    if (ec || !probed.emplace(s.where, size, mtime).second) return;
+  }
+  const std::string death = death_in_child([&] {
+    State p;
+    p.path = s.path;
+    p.where = s.where;
+    p.window = s.window;
+    open(p);
+    // The first and the last window: the chunk index at both ends.
+    if (p.meta.record_count == 0) return;
+    p.load_window();
+    if (p.meta.record_count > p.window) {
+      p.next_index = p.meta.record_count - p.window;
+      p.load_window();
+    }
+  });
+  if (!death.empty()) {
+    throw InputError(s.where + ": damaged HDF5 file: reading it kills the HDF5 library (" + death +
+                     " in a child process that read it first)");
   }
 }
 

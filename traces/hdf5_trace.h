@@ -110,6 +110,9 @@ class Hdf5TraceSource final : public ITraceSource {
  private:
   struct State;
   static void open(State& s);  ///< the constructor's reading, whose errors it names by the file
+  /// open() and the first and last record windows, in a child process
+  /// first (traces/child_probe.h); throws InputError if that child dies.
+  static void probe(const State& s);
   std::unique_ptr<State> state_;
 };
 

@@ -112,6 +112,15 @@ TEST(Hardening, Hdf5HeapObjectLongerThanItsStringIsRefusedNamingTheFile) {
   EXPECT_THAT(e, HasSubstr("corrupt"));
 }
 
+TEST(Hardening, Hdf5DamageThatCrashesHdf5ItselfIsAnErrorNotASignal) {
+  // Found by the HDF5 fuzz target: a chunk dimension of 0 makes HDF5 1.10
+  // divide by zero while opening the dataset (SIGFPE in H5D__chunk_set_info).
+  const std::filesystem::path p =
+      std::filesystem::path(FLASHSIM_SOURCE_DIR) / "tests/fuzz/regressions/hdf5/chunk-dim-zero-fpe.h5";
+  const std::string e = read_error(p);
+  EXPECT_THAT(e, HasSubstr(p.string() + ": damaged HDF5 file: reading it kills the HDF5 library (signal 8"));
+}
+
 TEST(Hardening, Hdf5CorruptionAnywhereIsAnErrorNamingTheFile) {
   // 8 bytes of 0xFF at every 61st position of a real capture (62 KB):
   // each read either succeeds or throws an InputError naming the file.
