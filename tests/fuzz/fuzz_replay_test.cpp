@@ -93,11 +93,15 @@ TEST_P(FuzzReplay, CorpusAndMutationsAreReadOrRefused) {
   std::printf("%s: %d mutations accepted, %d refused\n", std::string(t.name).c_str(), accepted, refused);
 }
 
-// Inputs that once crashed a reader (found by the libFuzzer runs): each is
-// now read or refused, never a crash.
-TEST_P(FuzzReplay, RegressionsAreReadOrRefused) {
+// Inputs that once crashed a reader (found by the libFuzzer runs), and the
+// corpus the hour-long runs grew (merged to the inputs that add coverage):
+// each is read or refused, never a crash.
+TEST_P(FuzzReplay, RegressionsAndGrownCorpusAreReadOrRefused) {
   const Target& t = target(GetParam());
   for (const auto& input : inputs_of("regressions", t.name)) t.run(input);
+  int accepted = 0, refused = 0;
+  for (const auto& input : inputs_of("grown", t.name)) (t.run(input) ? accepted : refused)++;
+  std::printf("%s: grown corpus %d accepted, %d refused\n", std::string(t.name).c_str(), accepted, refused);
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, FuzzReplay,
