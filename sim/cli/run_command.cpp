@@ -33,10 +33,12 @@ std::vector<std::string> expand_scenarios(const std::vector<std::string>& args) 
       continue;
     }
     std::vector<std::string> in_dir;
-    for (const auto& entry : std::filesystem::directory_iterator(arg)) {
-      const auto ext = entry.path().extension();
-      if (entry.is_regular_file() && (ext == ".yaml" || ext == ".yml")) in_dir.push_back(entry.path().string());
+    for (std::filesystem::directory_iterator it(arg, ec), end; !ec && it != end; it.increment(ec)) {
+      const auto ext = it->path().extension();
+      std::error_code type_ec;  // a link loop or dangling link in the folder is just not a scenario
+      if ((ext == ".yaml" || ext == ".yml") && it->is_regular_file(type_ec)) in_dir.push_back(it->path().string());
     }
+    if (ec) throw InputError("scenario folder '" + arg + "': " + ec.message());
     if (in_dir.empty()) throw InputError("scenario folder '" + arg + "' holds no .yaml files");
     std::sort(in_dir.begin(), in_dir.end());
     files.insert(files.end(), in_dir.begin(), in_dir.end());
@@ -96,6 +98,7 @@ int run_command(int argc, char** argv) {
   std::vector<ScenarioDocument> documents;
   if (files.empty()) documents.push_back(ScenarioDocument::builtin_default(overrides));
   for (const auto& f : files) documents.push_back(ScenarioDocument::from_file(f, overrides));
+  if (max_points < 1) throw InputError("--max-points " + std::to_string(max_points) + ": expected at least 1");
   for (auto& document : documents) document.set_max_points(max_points);
   for (const auto& document : documents) {
     for (const auto& p : document.points()) (void)document.resolve(p);

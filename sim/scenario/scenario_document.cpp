@@ -93,7 +93,7 @@ std::vector<SweepPoint> expand_sweep(const std::vector<SweepAxis>& axes, std::ui
     if (n != 0 && total > max_points / n) over = true;
     total = over ? total : total * n;
   }
-  if (over || total > max_points) {
+  if (!axes.empty() && (over || total > max_points)) {
     throw InputError(axes.front().pos.file + ": sweep: " + sizes + " points, more than the limit of " + std::to_string(max_points) +
                      "; split the sweep, or raise the limit (flashsim run --max-points N)");
   }

@@ -21,6 +21,7 @@
 #include "tests/app/app_test_util.h"
 #include "tests/support/temp_dir.h"
 #include "traces/atomic_file.h"
+#include "traces/importers/csv_importer.h"
 #include "traces/trace_formats.h"
 #include "traces/trace_source.h"
 
@@ -277,6 +278,33 @@ TEST(Hardening, APinOfABlockNotInTheTraceIsAnError) {
   const std::string e =
       test::error_of<InputError>([&] { run_scenario(ScenarioDocument::from_text(text, "p.yaml", dir.path()), o); });
   EXPECT_THAT(e, HasSubstr("key 'cache.pin.blocks': block 7, 9 never accessed in the trace"));
+}
+
+// --- found by a new user's attack on a clean clone ---
+
+TEST(Hardening, APointLimitWithoutASweepIsNotASegfault) {
+  // expand_sweep named the first axis of an empty sweep (SIGSEGV with --max-points 0).
+  EXPECT_EQ(expand_sweep({}, 0).size(), 1u);
+  EXPECT_EQ(expand_sweep({}, 1).size(), 1u);
+}
+
+TEST(Hardening, AHugeCsvColumnIndexIsAnErrorNotStdOutOfRange) {
+  test::TempDir dir;
+  test::write_file(dir / "t.csv", "block_id,bytes\n1,4096\n");
+  CsvImportOptions o;
+  o.columns["block_id"] = "99999999999999999999";
+  const std::string e = test::error_of<InputError>([&] { CsvTraceSource(dir / "t.csv", o); });
+  EXPECT_THAT(e, HasSubstr("column index 99999999999999999999 (field block_id) is beyond the header's 2 columns"));
+}
+
+TEST(Hardening, AFolderNamedLikeACsvTraceOrCatalogIsNamedAsAFolder) {
+  test::TempDir dir;
+  std::filesystem::create_directory(dir / "d.csv");
+  EXPECT_EQ(test::error_of<InputError>([&] { open_trace(dir / "d.csv"); }),
+            (dir / "d.csv").string() + ": is a directory, not a file");
+  test::write_file(dir / "t.csv", "block_id,bytes\n1,4096\n");
+  std::filesystem::create_directory(dir / "t.catalog.csv");
+  EXPECT_THAT(test::error_of<InputError>([&] { open_trace(dir / "t.csv"); }), HasSubstr("t.catalog.csv: is a directory"));
 }
 
 // --- leftovers ---

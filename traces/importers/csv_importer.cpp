@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "sim/core/errors.h"
+#include "sim/core/input_file.h"
 #include "traces/csv_trace_writer.h"
 #include "traces/record_validator.h"
 #include "traces/text_fields.h"
@@ -284,7 +285,8 @@ struct CsvTraceSource::State {
       if (mapped != options.columns.end()) {
         const std::string& value = mapped->second;
         if (is_index(value)) {
-          const long index = std::stol(value);
+          long index = std::numeric_limits<long>::max();
+          std::from_chars(value.data(), value.data() + value.size(), index);  // too large: stays max
           if (index >= width) {
             throw InputError(where + ": column index " + value + " (field " + info.name + ") is beyond the header's " +
                              std::to_string(width) + " columns (" + known + ")");
@@ -339,6 +341,7 @@ CsvTraceSource::CsvTraceSource(std::filesystem::path path, CsvImportOptions opti
   State& s = *state_;
   s.path = std::move(path);
   s.where = s.path.string();
+  require_input_file(s.path);  // a folder named *.csv: "is a directory", not a read error
   s.options = std::move(options);
   for (auto* list : {&s.options.op_read, &s.options.op_write}) {
     for (auto& v : *list) v = trace_text::to_lower(v);
@@ -456,6 +459,7 @@ void CsvTraceSource::rewind() {
 
 std::vector<BlockCatalogEntry> read_catalog_csv(const std::filesystem::path& path) {
   const std::string where = path.string();
+  require_input_file(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(where + ": cannot open catalog for reading");
   std::string line;
