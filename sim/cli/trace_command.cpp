@@ -1,6 +1,7 @@
 // flashsim trace import|convert|stats|next-use|formats: the canonical trace
 // file and its importers (traces/), and trace statistics (traces/stats/).
 // Library code throws; main() turns errors into exit codes.
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -13,6 +14,7 @@
 #include "sim/cli/registry_listing.h"
 #include "sim/core/errors.h"
 #include "sim/core/unit_parse.h"
+#include "traces/atomic_file.h"
 #include "traces/hdf5_trace.h"
 #include "traces/importers/kineto.h"
 #include "traces/next_use.h"
@@ -99,6 +101,10 @@ int import_or_convert(const std::string& format, const std::string& input, const
   print_kineto_report(*source);
   std::uint64_t n = 0;
   {
+    // Temp files of an import killed earlier beside the same output.
+    const std::filesystem::path out_dir = std::filesystem::path(output).parent_path();
+    const std::string removed = describe_removed(remove_stale_temp_files(out_dir.empty() ? "." : out_dir, ".tmp-"));
+    if (!removed.empty()) std::cerr << "flashsim trace: " << removed << "\n";
     std::unique_ptr<ITraceSink> sink = create_trace_sink(output, source->meta(), h5);
     n = copy_trace(*source, *sink);
   }
