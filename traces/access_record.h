@@ -26,6 +26,13 @@ inline constexpr std::uint64_t kNoAddress = std::numeric_limits<std::uint64_t>::
 inline constexpr std::uint32_t kNoOperator = std::numeric_limits<std::uint32_t>::max();
 inline constexpr std::uint64_t kNoRequest = std::numeric_limits<std::uint64_t>::max();
 
+/// Largest compute_ns of one access (2^40 ns, 18.3 minutes): beyond it a
+/// duration is corrupt, and the engine's sums of time could overflow.
+inline constexpr Nanoseconds kMaxComputeNs = Nanoseconds{1} << 40;
+/// Largest |time_ns| (2^62 ns, 146 years): room for the engine to add
+/// latencies and durations to a recorded time without overflowing.
+inline constexpr Nanoseconds kMaxAbsTimeNs = Nanoseconds{1} << 62;
+
 struct AccessRecord {
   // --- core fields (always present) ---
   Nanoseconds time_ns = 0;   ///< issue time, ns from the trace's origin; non-decreasing per stream

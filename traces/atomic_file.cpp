@@ -98,10 +98,21 @@ void remove_live_temp_files() noexcept {
       slot.state.store(kRemoved, std::memory_order_release);
     }
   }
+  // Nested folders (a results folder created with its parents) go
+  // innermost first whatever their slots: repeat while a pass removes one.
+  for (bool removed_one = true; removed_one;) {
+    removed_one = false;
+    for (int i = 0; i < kMaxLiveTempFiles; ++i) {
+      if (folder[i] && ::rmdir(g_temp_slots[i].path) == 0) {
+        folder[i] = false;
+        removed_one = true;
+      }
+    }
+  }
   for (int i = 0; i < kMaxLiveTempFiles; ++i) {
-    if (!folder[i]) continue;
-    ::rmdir(g_temp_slots[i].path);
-    g_temp_slots[i].state.store(kRemoved, std::memory_order_release);
+    if (g_temp_slots[i].state.load(std::memory_order_relaxed) == kRemoving) {
+      g_temp_slots[i].state.store(kRemoved, std::memory_order_release);
+    }
   }
 }
 

@@ -6,17 +6,12 @@
 #include <vector>
 
 #include "sim/core/errors.h"
-#include "sim/core/hash_map.h"
 
 namespace flashsim {
 namespace {
 
 constexpr std::uint64_t kMaxPieces = std::uint64_t{1} << kPieceBits;
 constexpr BlockId kMaxParent = BlockId{1} << (64 - kPieceBits);
-
-std::uint64_t piece_count(ByteCount bytes, ByteCount piece_bytes) {
-  return bytes == 0 ? 1 : (bytes + piece_bytes - 1) / piece_bytes;
-}
 
 void check_encodable(BlockId id, std::uint64_t pieces, const std::string& where) {
   if (id >= kMaxParent || pieces > kMaxPieces) {
@@ -92,29 +87,6 @@ void GranularityTraceSource::rewind() {
   buffer_pos_ = 0;
   next_piece_ = 0;
   record_index_ = 0;
-}
-
-}  // namespace flashsim
-
-namespace flashsim {
-
-PieceCounts count_pieces(ITraceSource& source, ByteCount piece_bytes) {
-  if (piece_bytes == 0) throw InputError("count_pieces: piece size 0");
-  auto add = [](std::uint64_t a, std::uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; };
-  source.rewind();
-  HashMap<BlockId, ByteCount> sizes;
-  std::vector<AccessRecord> buffer(65536);
-  PieceCounts c;
-  while (const std::size_t n = source.read(buffer)) {
-    for (std::size_t i = 0; i < n; ++i) {
-      c.accesses = add(c.accesses, piece_count(buffer[i].bytes, piece_bytes));
-      auto [it, inserted] = sizes.try_emplace(buffer[i].block_id, buffer[i].bytes);
-      if (!inserted) it->second = std::max(it->second, buffer[i].bytes);
-    }
-  }
-  for (const auto& [id, bytes] : sizes) c.pieces = add(c.pieces, piece_count(bytes, piece_bytes));
-  source.rewind();
-  return c;
 }
 
 }  // namespace flashsim

@@ -11,6 +11,12 @@
 
 namespace flashsim {
 
+/// Pieces a block of `bytes` splits into at `piece_bytes` (> 0) a piece; a
+/// 0-byte block is one piece.
+inline std::uint64_t piece_count(ByteCount bytes, ByteCount piece_bytes) {
+  return bytes == 0 ? 1 : (bytes + piece_bytes - 1) / piece_bytes;
+}
+
 /// Piece ids: the parent's id shifted left by kPieceBits, plus the piece
 /// number. Parent ids must be < 2^(64 - kPieceBits) and pieces per block
 /// < 2^kPieceBits (a 2 MiB piece covers blocks up to 2 PiB).
@@ -45,16 +51,5 @@ class GranularityTraceSource final : public ITraceSource {
   std::uint64_t next_piece_ = 0;      // next piece of buffer_[buffer_pos_]
   std::uint64_t record_index_ = 0;    // index in inner_ of buffer_[buffer_pos_]
 };
-
-/// What GranularityTraceSource would make of a trace: distinct pieces (each
-/// block's largest size, split) and piece accesses.
-struct PieceCounts {
-  std::uint64_t pieces = 0;
-  std::uint64_t accesses = 0;
-};
-
-/// One pass over `source` (rewound before and after); memory is one hash
-/// entry per distinct block. Saturates instead of overflowing.
-PieceCounts count_pieces(ITraceSource& source, ByteCount piece_bytes);
 
 }  // namespace flashsim

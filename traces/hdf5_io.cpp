@@ -296,7 +296,15 @@ void read_range(hid_t dataset, hid_t mem_type, hsize_t offset, hsize_t n, void* 
   Handle file_space = select_range(dataset, offset, n);
   const hsize_t count[1] = {n};
   Handle mem_space(check_id(H5Screate_simple(1, count, nullptr), "H5Screate_simple"), H5Sclose);
-  check_status(H5Dread(dataset, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, data), "H5Dread");
+  if (H5Dread(dataset, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, data) < 0) {
+    // Damaged chunks fail here ("inflate() failed"): name the dataset and the range.
+    char name[256] = "";
+    if (H5Iget_name(dataset, name, sizeof name) <= 0) name[0] = '\0';
+    const std::string detail = last_error();
+    throw Error(std::string("dataset ") + (name[0] ? name : "(unnamed)") + ", elements " + std::to_string(offset) +
+                ".." + std::to_string(offset + n - 1) + ": cannot read (damaged data?)" +
+                (detail.empty() ? "" : ": " + detail));
+  }
 }
 
 namespace {

@@ -17,6 +17,12 @@ std::string RecordValidator::check_slow(const AccessRecord& record, std::uint64_
   if (record.compute_ns < 0) {
     return "compute_ns = " + std::to_string(record.compute_ns) + " is negative (it is a duration)";
   }
+  if (record.compute_ns > kMaxComputeNs) {
+    return "compute_ns = " + std::to_string(record.compute_ns) + " is more than 2^40 ns (18 minutes for one access): corrupt duration";
+  }
+  if (record.time_ns < -kMaxAbsTimeNs || record.time_ns > kMaxAbsTimeNs) {
+    return "time_ns = " + std::to_string(record.time_ns) + " is beyond ±2^62 ns (146 years): corrupt time";
+  }
   if (static_cast<int>(record.phase) > static_cast<int>(Phase::decode)) {
     return "phase = " + std::to_string(static_cast<int>(record.phase)) +
            " is not unknown (0), prefill (1) or decode (2)";

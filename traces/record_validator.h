@@ -19,7 +19,8 @@ namespace flashsim {
 /// time going backwards *within a stream* is an error, because the engine
 /// issues a stream's accesses in order and the decision clock must not run
 /// backwards). Time may be negative (an origin after the first record is
-/// allowed); compute_ns may not (it is a duration).
+/// allowed, within ±kMaxAbsTimeNs); compute_ns may not (it is a duration,
+/// at most kMaxComputeNs).
 /// Largest bytes of one access (256 TiB): beyond it a size is corrupt, and
 /// sums over a trace could overflow.
 inline constexpr ByteCount kMaxRecordBytes = ByteCount{1} << 48;
@@ -35,6 +36,7 @@ class RecordValidator {
         (record.next_use_index == kNeverAccessedAgain || record.next_use_index > index) &&
         static_cast<unsigned>(record.op) <= 1 &&
         static_cast<unsigned>(record.phase) <= static_cast<unsigned>(Phase::decode) && record.compute_ns >= 0 &&
+        record.compute_ns <= kMaxComputeNs && record.time_ns >= -kMaxAbsTimeNs && record.time_ns <= kMaxAbsTimeNs &&
         record.stream_id < kDirectStreams) {
       // Fast path: a valid record of a low-numbered stream.
       Nanoseconds& last = direct_[record.stream_id];

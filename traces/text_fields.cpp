@@ -233,10 +233,24 @@ bool read_csv_record(std::istream& in, char delimiter, std::string& record, std:
   return true;
 }
 
-std::string excerpt(std::string_view cell) {
-  constexpr std::size_t kShown = 60;
-  if (cell.size() <= kShown + 20) return std::string(cell);
-  return std::string(cell.substr(0, kShown)) + "... (" + std::to_string(cell.size()) + " bytes)";
+std::string excerpt(std::string_view cell, std::size_t shown) {
+  const bool cut = cell.size() > shown + 20;
+  const std::string_view head = cut ? cell.substr(0, shown) : cell;
+  std::string out;
+  out.reserve(head.size() + 24);
+  for (const char c : head) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {  // a NUL would end the message on a terminal, a newline split it
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 15];
+    } else {
+      out += c;
+    }
+  }
+  if (cut) out += "... (" + std::to_string(cell.size()) + " bytes)";
+  return out;
 }
 
 std::string to_lower(std::string_view text) {

@@ -48,9 +48,10 @@ inline constexpr std::size_t kMaxCsvRecordBytes = 1u << 20;
 bool read_csv_record(std::istream& in, char delimiter, std::string& record, std::uint64_t& line_no,
                      const std::string& where);
 
-/// `cell` as errors quote it: whole when short, else its first 60 bytes,
-/// "..." and its length (a 10 MB cell is not echoed).
-std::string excerpt(std::string_view cell);
+/// `cell` as errors quote it: whole when short, else its first `shown`
+/// bytes, "..." and its length (a 10 MB cell is not echoed); control bytes
+/// (NUL, newline ...) written as \xNN.
+std::string excerpt(std::string_view cell, std::size_t shown = 60);
 
 /// ASCII lower-case copy.
 std::string to_lower(std::string_view text);

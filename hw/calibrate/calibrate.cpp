@@ -1,5 +1,7 @@
 #include "hw/calibrate/calibrate.h"
 
+#include <sys/mman.h>
+
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -128,6 +130,20 @@ struct HostBuffer {
   }
   HostBuffer(const HostBuffer&) = delete;
   HostBuffer& operator=(const HostBuffer&) = delete;
+};
+
+/// Anonymous pages never touched: what a new tensor's storage is before
+/// its first write (large allocations are fresh mmaps in glibc).
+struct FreshHostMapping {
+  void* p = nullptr;
+  std::size_t bytes;
+  explicit FreshHostMapping(std::size_t n) : bytes(n) {
+    p = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw Error("calibrate: cannot map " + std::to_string(n) + " B of host memory");
+  }
+  ~FreshHostMapping() { ::munmap(p, bytes); }
+  FreshHostMapping(const FreshHostMapping&) = delete;
+  FreshHostMapping& operator=(const FreshHostMapping&) = delete;
 };
 
 struct Events {
@@ -357,6 +373,30 @@ CalibrationReport run_calibration_phases(const CalibrationOptions& o, std::ostre
       }
       (pinned ? r.h2d_pinned : r.h2d_pageable) = fit_link(h);
       (pinned ? r.d2h_pinned : r.d2h_pageable) = fit_link(d);
+    }
+    // Pageable D2H into host memory never touched (a fresh anonymous mmap
+    // per copy, unmapped after): the driver's staging copy takes a page
+    // fault on every first write, as `.to("cpu")` into a new tensor does.
+    // The curve above copies into one buffer touched first.
+    for (const ByteCount b : pageable_sizes) {
+      const int iterations = static_cast<int>(std::clamp<ByteCount>(64 * kMiB / b, 3, 20));
+      std::vector<double> d2h;
+      Events ev;
+      for (int k = 0; k < o.repeats; ++k) {
+        std::vector<double> t;
+        for (int i = 0; i < iterations; ++i) {
+          FreshHostMapping fresh(b);
+          FLASHSIM_CUDA_CHECK(cudaEventRecord(ev.a, s));
+          FLASHSIM_CUDA_CHECK(cudaMemcpyAsync(fresh.p, dev.p, b, cudaMemcpyDeviceToHost, s));
+          FLASHSIM_CUDA_CHECK(cudaEventRecord(ev.b, s));
+          FLASHSIM_CUDA_CHECK(cudaEventSynchronize(ev.b));
+          t.push_back(ev.ms() * 1e3);
+        }
+        d2h.push_back(median_of(t));
+      }
+      CopyPoint p{b, Measured{}, Measured::of(d2h)};
+      say(log, fmt("copy pageable %10.0f B: D2H into fresh memory %9.2f us\n", double(b), p.d2h_us.median));
+      r.pageable_fresh_d2h.push_back(p);
     }
   }
 
@@ -721,7 +761,10 @@ void execution_yaml(std::ostream& y, const CalibrationReport& r) {
     y << "  # Pageable copies, one cudaMemcpyAsync at a time on one stream, CUDA events: [bytes, ns]\n"
       << "  # per size, the median of the repeats (spread in the link's comment above).\n"
       << "  pageable_h2d_points: " << points_text(r.pageable, true) << "\n"
-      << "  pageable_d2h_points: " << points_text(r.pageable, false) << "\n";
+      << "  pageable_d2h_points: " << points_text(r.pageable, false) << "\n"
+      << "  # Pageable D2H into host memory never touched (a fresh mmap per copy): first-touch page\n"
+      << "  # faults in the driver's staging copy, as `.to(\"cpu\")` into a new tensor. Same method.\n"
+      << "  pageable_d2h_fresh_points: " << points_text(r.pageable_fresh_d2h, false) << "\n";
     y << "  # Pinned copies, the fit t = latency + bytes / bandwidth of the link's comment above:\n"
       << "  # H2D largest residual " << fmt("%.1f%%", 100 * r.h2d_pinned.max_abs_residual) << ", D2H "
       << fmt("%.1f%%", 100 * r.d2h_pinned.max_abs_residual) << ".\n"

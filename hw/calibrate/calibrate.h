@@ -145,6 +145,7 @@ struct CalibrationReport {
   /// written is partial (its header says so) and not a complete profile.
   std::vector<std::string> skipped_groups;
   std::vector<CopyPoint> pinned, pageable;
+  std::vector<CopyPoint> pageable_fresh_d2h;  ///< D2H into never-touched host memory (h2d_us unused)
   LinkFit h2d_pinned, d2h_pinned, h2d_pageable, d2h_pageable;
   std::vector<StreamPoint> concurrent_h2d;
   Measured bidirectional_gb_per_s;  ///< H2D + D2H at once, aggregate

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/errors.h"
+
 namespace flashsim::cli {
 
 /// Parses argv (argv[0] = the command's name) into `app`. Returns false when
@@ -14,5 +16,16 @@ bool parse_command_line(CLI::App& app, int argc, char** argv);
 
 /// The same for an already split argument list (without the command name).
 bool parse_command_line(CLI::App& app, std::vector<std::string> args);
+
+/// parse(text), with an InputError from it prefixed by the option's name
+/// ("--max-memory: ..."), so a bad value names the option it came from.
+template <class Parse>
+auto parse_option(const char* option, const std::string& text, Parse&& parse) -> decltype(parse(text)) {
+  try {
+    return parse(text);
+  } catch (const InputError& e) {
+    throw InputError(std::string(option) + ": " + e.what());
+  }
+}
 
 }  // namespace flashsim::cli

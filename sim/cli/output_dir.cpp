@@ -32,6 +32,7 @@ OutputDir::OutputDir(std::filesystem::path dir) : dir_(std::move(dir)) {
     const std::string why = std::strerror(errno);
     throw InputError("results folder '" + dir_.string() + "': not writable: " + why);
   }
+  for (const auto& p : created_) on_signal_.push_back(std::make_unique<SignalCleanupGuard>(p));
   const std::string removed = describe_removed(remove_stale_temp_files(dir_, ".tmp-"));
   if (!removed.empty()) std::cerr << "flashsim: " << removed << "\n";
 }

@@ -1,7 +1,10 @@
 // Results folders of the subcommands, checked before any work is done.
 #pragma once
 #include <filesystem>
+#include <memory>
 #include <vector>
+
+#include "traces/atomic_file.h"
 
 namespace flashsim::cli {
 
@@ -9,7 +12,9 @@ namespace flashsim::cli {
 /// writable before any work; temp files that killed runs left in it are
 /// removed (and said on stderr). If the command fails before keep(), the
 /// folders this created are removed again when still empty, so a failed run
-/// leaves no empty folders behind.
+/// leaves no empty folders behind; so does SIGINT/SIGTERM (the folders are
+/// registered with SignalCleanupGuard). After SIGKILL an empty folder stays
+/// and the next run into it uses it.
 class OutputDir {
  public:
   /// Throws InputError naming `dir` (a file in the way, no permission).
@@ -25,6 +30,7 @@ class OutputDir {
  private:
   std::filesystem::path dir_;
   std::vector<std::filesystem::path> created_;  ///< outermost first
+  std::vector<std::unique_ptr<SignalCleanupGuard>> on_signal_;
   bool kept_ = false;
 };
 

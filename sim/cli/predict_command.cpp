@@ -55,6 +55,10 @@ int predict_command(int argc, char** argv) {
   app.add_option("--capture-gap", capture_gap, "ns taken off every recorded gap between calls (capture cost)")
       ->capture_default_str();
   bool recorded_copies = false;
+  bool d2h_fresh = false;
+  app.add_flag("--d2h-fresh", d2h_fresh,
+               "pageable device-to-host copies go into host memory never touched (.to(\"cpu\") into new tensors):\n"
+               "charge the profile's pageable_d2h_fresh curve (first-touch page faults)");
   app.add_flag("--recorded-copy-time", recorded_copies,
                "copies take their recorded GPU time (attribution: how much error is the copy model's)");
   app.add_option("--skip-steps", skip, "steps left out of the median (warm-up)")->capture_default_str();
@@ -81,20 +85,20 @@ int predict_command(int argc, char** argv) {
   ExecutorOptions o;
   o.host_time = host_time == "recorded" ? HostTime::recorded : HostTime::calibrated;
   o.host_memory = host_memory_mode(host_memory);
-  o.capture_gap_ns = static_cast<Nanoseconds>(parse_duration_ns(capture_gap));
+  o.capture_gap_ns = static_cast<Nanoseconds>(parse_option("--capture-gap", capture_gap, parse_duration_ns));
   o.recorded_copy_time = recorded_copies;
-  const ByteCount resident = parse_bytes(resident_first);
+  o.d2h_fresh = d2h_fresh;
+  if (d2h_fresh && hw.execution.pageable_d2h_fresh.empty()) {
+    throw InputError("--d2h-fresh: profile '" + hw.name +
+                     "' has no execution.pageable_d2h_fresh_points (flashsim calibrate --only copies measures them)");
+  }
+  const ByteCount resident = parse_option("--resident-first", resident_first, parse_bytes);
   o.as_recorded = policy == kAsRecordedPolicy && resident == 0;
   if (!o.as_recorded) {
     o.cache.eviction.impl = policy == kAsRecordedPolicy ? "lru" : policy;
     if (capacity != "0") {
       // The scenario's rule (cache.capacity): bytes, or a share of the footprint.
-      CapacitySpec spec;
-      try {
-        spec = CapacitySpec::parse(capacity);
-      } catch (const InputError& e) {
-        throw InputError(std::string("--capacity: ") + e.what());
-      }
+      const CapacitySpec spec = parse_option("--capacity", capacity, CapacitySpec::parse);
       o.cache.capacity_bytes = spec.is_fraction ? spec.resolve(measure_footprint(*source).bytes) : spec.bytes;
     }
     if (resident > 0) {

@@ -87,7 +87,8 @@ int run_command(int argc, char** argv) {
                  "refuse runs estimated to need more memory than this, together (default: 80% of this machine's)");
   app.add_option("--max-points", max_points, "refuse sweeps of more points than this")->capture_default_str();
   app.add_flag("--print-scenario", print_scenario, "print the resolved scenario of each sweep point and exit");
-  app.add_flag("--no-progress", no_progress, "no progress line on stderr");
+  app.add_flag("--no-progress", no_progress,
+               "no progress on stderr (on a terminal one line rewritten in place; elsewhere a line every 10 s)");
   if (!parse_command_line(app, argc, argv)) return 0;
   if (jobs < 0 || jobs > 4096) throw InputError("--jobs " + std::to_string(jobs) + ": expected 0 (one per core) to 4096");
 
@@ -117,14 +118,11 @@ int run_command(int argc, char** argv) {
 
   RunnerOptions options;
   options.jobs = static_cast<unsigned>(jobs);
-  if (!max_memory.empty()) {
-    try {
-      options.max_memory_bytes = parse_bytes(max_memory);
-    } catch (const InputError& e) {
-      throw InputError(std::string("--max-memory: ") + e.what());
-    }
+  if (!max_memory.empty()) options.max_memory_bytes = parse_option("--max-memory", max_memory, parse_bytes);
+  if (!no_progress) {
+    options.progress = &std::cerr;
+    options.progress_terminal = isatty(STDERR_FILENO) != 0;
   }
-  if (!no_progress && isatty(STDERR_FILENO)) options.progress = &std::cerr;
   if (files.empty()) std::cout << "flashsim run: no scenario given; running the embedded default scenario\n";
   for (std::size_t k = 0; k < documents.size(); ++k) {
     if (documents.size() > 1) std::cout << (k ? "\n" : "") << "== " << files[k] << "\n";

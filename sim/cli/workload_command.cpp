@@ -4,6 +4,7 @@
 // HDF5 traces, so that they can be replayed, inspected and shared.
 #include <algorithm>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -12,6 +13,8 @@
 #include "sim/cli/command_registry.h"
 #include "sim/cli/registry_listing.h"
 #include "sim/core/errors.h"
+#include "sim/core/memory_limit.h"
+#include "sim/core/unit_parse.h"
 #include "sim/scenario/generated_workload.h"
 #include "sim/scenario/scenario_document.h"
 #include "sim/workload/workload_io.h"
@@ -62,11 +65,17 @@ int generate(const std::vector<std::string>& args) {
       ->allow_extra_args(false);
   app.add_option("-c,--compute", compute_params, "model input: KEY=VALUE, peak_flops or hbm_bandwidth (repeatable)")
       ->allow_extra_args(false);
-  app.add_option("--seed", seed, "model input: random seed (default 1)");
+  app.add_option("--seed", seed, "model input: random seed (default 1)")->check(CLI::Range(0LL, std::numeric_limits<long long>::max()));
+  std::string max_memory;
+  app.add_option("--max-memory", max_memory,
+                 "refuse a workload whose catalog is estimated to need more memory than this (default: 80% of "
+                 "what this process may use)");
   app.add_option("--deflate", deflate, "deflate level 0..9 (0: uncompressed, fastest to read)")
       ->capture_default_str()
       ->check(CLI::Range(0, 9));
   if (!parse_command_line(app, args)) return 0;
+  const ByteCount memory_limit_bytes =
+      max_memory.empty() ? default_memory_limit_bytes() : parse_option("--max-memory", max_memory, parse_bytes);
 
   std::unique_ptr<IWorkloadGenerator> workload;
   if (is_scenario_file(input)) {
@@ -80,16 +89,18 @@ int generate(const std::vector<std::string>& args) {
     if (!scenario.workload.generated) {
       throw InputError(input + ": the workload is a trace file, not a generator (nothing to generate)");
     }
-    workload = make_workload(scenario.workload.generator, scenario.workload.generator_params,
-                             scenario.workload.generator_context);
+    WorkloadContext context = scenario.workload.generator_context;
+    context.memory_limit_bytes = memory_limit_bytes;
+    workload = make_workload(scenario.workload.generator, scenario.workload.generator_params, context);
   } else {
     if (!sets.empty()) throw InputError("--set is for a scenario input; with a model use --param KEY=VALUE");
     std::map<std::string, std::string> compute_user;
     for (const auto& c : compute_params) compute_user.insert(split_pair(c, "--compute"));
     const ComputeSpec compute =
         ComputeSpec::from(ParamValues::resolve("--compute", ComputeSpec::param_specs(), compute_user));
-    const WorkloadContext context = scenario_workload_context(std::filesystem::current_path(),
-                                                              seed >= 0 ? static_cast<std::uint64_t>(seed) : 1, compute);
+    WorkloadContext context = scenario_workload_context(std::filesystem::current_path(),
+                                                        seed >= 0 ? static_cast<std::uint64_t>(seed) : 1, compute);
+    context.memory_limit_bytes = memory_limit_bytes;
     // Generators without a model (synthetic) take INPUT "-".
     const auto& specs = WorkloadRegistry::instance().find(generator).params;
     const bool takes_model = std::any_of(specs.begin(), specs.end(), [](const ParamSpec& p) { return p.name == "model"; });

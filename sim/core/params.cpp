@@ -1,6 +1,7 @@
 #include "sim/core/params.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "sim/core/errors.h"
 #include "sim/core/unit_parse.h"
@@ -53,7 +54,12 @@ void validate(std::string_view owner, const ParamSpec& spec, const std::string& 
     throw InputError(where + e.what());
   }
   if (numeric < spec.min || numeric > spec.max) {
-    throw InputError(where + "out of range [" + std::to_string(spec.min) + ", " + std::to_string(spec.max) + "]");
+    const auto bound = [](double x) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.10g", x);  // 20000, 1e+09, 0.5: not 20000.000000
+      return std::string(text);
+    };
+    throw InputError(where + "out of range [" + bound(spec.min) + ", " + bound(spec.max) + "]");
   }
 }
 

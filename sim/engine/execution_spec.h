@@ -45,6 +45,9 @@ struct ExecutionSpec {
   // Pageable copies: the measured curves (the driver stages them through
   // pinned buffers; the host is blocked for the whole copy).
   CopyCurve pageable_h2d, pageable_d2h;
+  /// Pageable D2H into host memory never touched (first-touch faults in the
+  /// staging copy: `.to("cpu")` into a new tensor); may be empty.
+  CopyCurve pageable_d2h_fresh;
   BytesPerSecond host_memcpy_bandwidth = 0;  ///< pageable -> pinned memcpy (record only)
   // Host cost of API calls, ns per call (no capture attached).
   Nanoseconds api_launch_ns = 0;
@@ -57,7 +60,7 @@ struct ExecutionSpec {
   Nanoseconds api_sync_copy_small_ns = 0;
   bool calibrated = false;  ///< the profile has an execution: section
 
-  /// Scalar keys (the two *_points lists are read by the hardware loader).
+  /// Scalar keys (the *_points lists are read by the hardware loader).
   static const std::vector<ParamSpec>& param_specs();
   static ExecutionSpec from(const ParamValues& values);
 };

@@ -71,6 +71,10 @@ struct L2Spec {
   std::uint32_t sampled_sets = 0xFFFFFFFFu;
   static constexpr std::uint32_t kAutoSampledSets = 0xFFFFFFFFu;
   static constexpr std::uint32_t kAutoSampledSetsLimit = 256;
+  /// Bounds that keep the model's tables (4 B a set, ~24 B a simulated line)
+  /// under about 1.7 GB; real L2s are far below (H200: 25,600 sets).
+  static constexpr std::uint64_t kMaxSets = std::uint64_t{1} << 24;
+  static constexpr std::uint64_t kMaxSimulatedLines = std::uint64_t{1} << 26;
   static const std::vector<ParamSpec>& param_specs();
   static L2Spec from(const ParamValues& values);
 };

@@ -37,6 +37,12 @@ L2Model::L2Model(const L2Spec& spec) : spec_(spec) {
   ways_ = spec.associativity;
   sets_ = spec.capacity_bytes / (spec.line_bytes * ways_);
   if (sets_ == 0) throw InputError("l2: capacity is smaller than one set (line_size x associativity)");
+  if (sets_ > L2Spec::kMaxSets) {
+    throw InputError("l2: capacity / (line_size x associativity) = " + std::to_string(sets_) + " sets, more than the " +
+                     std::to_string(L2Spec::kMaxSets) +
+                     " an L2 model may have (a 50 MiB L2 of 16-way 128 B lines has 25,600); "
+                     "use a larger line_size or associativity");
+  }
   const std::uint64_t way_bytes = sets_ * spec.line_bytes;
   persisting_ways_ = static_cast<std::uint32_t>(std::min<std::uint64_t>(spec.persisting_bytes / way_bytes, ways_ - 1));
 
@@ -44,6 +50,12 @@ L2Model::L2Model(const L2Spec& spec) : spec_(spec) {
                                : spec.sampled_sets == 0                   ? sets_
                                                                           : spec.sampled_sets;
   const std::uint64_t simulated = std::min<std::uint64_t>(wanted, sets_);
+  if (simulated * ways_ > L2Spec::kMaxSimulatedLines) {
+    throw InputError("l2: " + std::to_string(simulated) + " simulated sets x " + std::to_string(ways_) + " ways = " +
+                     std::to_string(simulated * ways_) + " lines, more than the " +
+                     std::to_string(L2Spec::kMaxSimulatedLines) +
+                     " simulated lines a run may hold; set l2.sampled_sets (set sampling) to fewer sets");
+  }
   if (simulated == sets_) {
     sampled_.resize(sets_);
     for (std::uint64_t s = 0; s < sets_; ++s) sampled_[s] = s;

@@ -190,7 +190,9 @@ class Executor {
   Nanoseconds copy_time(const ProgramOp& op, ByteCount bytes, Engine engine, Nanoseconds begin) const {
     if (o_.recorded_copy_time && bytes == op.bytes && o_.host_memory == HostMemoryMode::as_recorded) return op.gpu_ns;
     if (pageable(op)) {
-      const CopyCurve& curve = engine == kH2D ? hw_.pageable_h2d : hw_.pageable_d2h;
+      const CopyCurve& curve = engine == kH2D                                   ? hw_.pageable_h2d
+                               : o_.d2h_fresh && !hw_.pageable_d2h_fresh.empty() ? hw_.pageable_d2h_fresh
+                                                                                 : hw_.pageable_d2h;
       if (!curve.empty()) return curve.time_ns(bytes);
     }
     double bw = engine == kH2D ? h2d_bw_ : d2h_bw_;

@@ -50,6 +50,11 @@ struct ExecutorOptions {
   /// instead of the model's (an attribution run: how much of an error is the
   /// copy model's; not a prediction).
   bool recorded_copy_time = false;
+  /// Pageable D2H copies land in host memory never touched before (the
+  /// program copies `.to("cpu")` into new tensors): they take the profile's
+  /// pageable_d2h_fresh curve when it has one. The capture cannot tell
+  /// whether a destination was fresh, so this is the user's statement.
+  bool d2h_fresh = false;
   /// "as_recorded" or a fast tier (cache.policy and capacity): see above.
   bool as_recorded = true;
   CacheConfig cache;

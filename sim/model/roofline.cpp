@@ -13,6 +13,11 @@ Nanoseconds roofline_ns(double flops, ByteCount bytes_moved, const ComputeSpec& 
   const double memory_ns =
       compute.hbm_bandwidth > 0 ? static_cast<double>(bytes_moved) * 1e9 / compute.hbm_bandwidth : 0.0;
   const double ns = std::max(compute_ns, memory_ns);
+  if (!(ns <= static_cast<double>(kMaxComputeNs))) {  // also NaN
+    throw InputError("compute: a roofline time of " + std::to_string(ns) + " ns for one operator pass (" +
+                     std::to_string(flops) + " FLOP, " + std::to_string(bytes_moved) +
+                     " B) is more than a trace may record (2^40 ns); peak_flops or hbm_bandwidth is far too small");
+  }
   return static_cast<Nanoseconds>(std::ceil(ns));
 }
 

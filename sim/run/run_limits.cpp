@@ -1,7 +1,5 @@
 #include "sim/run/run_limits.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -9,49 +7,30 @@
 
 #include "sim/core/errors.h"
 #include "sim/core/hash_map.h"
+#include "sim/core/memory_limit.h"
+#include "sim/core/saturating.h"
 #include "sim/engine/engine.h"
 #include "traces/granularity.h"
+#include "traces/stats/footprint.h"
 
 namespace flashsim {
-namespace {
-
-std::string gib(double bytes) {
-  const double g = bytes / static_cast<double>(1ull << 30);
-  std::string s = std::to_string(g);
-  return s.substr(0, s.find('.') + 3) + " GiB";
-}
-
-std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b) {
-  return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b;
-}
-
-}  // namespace
-
-ByteCount default_memory_limit_bytes() {
-  const long pages = ::sysconf(_SC_PHYS_PAGES);
-  const long page = ::sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0) return 0;
-  return static_cast<ByteCount>(static_cast<double>(pages) * static_cast<double>(page) * 0.8);
-}
 
 void check_granularity_memory(const Scenario& scenario, const TraceProvider& trace, unsigned concurrent_runs,
                               ByteCount limit_bytes) {
   const ByteCount g = scenario.cache.granularity_bytes;
   if (g == 0 || limit_bytes == 0 || trace.generator() != nullptr) return;
   auto source = trace.open();
-  const PieceCounts c = count_pieces(*source, g);
+  const TraceFootprint c = measure_footprint(*source, g);
   const std::uint64_t per_run =
-      saturating_mul(c.pieces, kRunBytesPerBlock) > UINT64_MAX - saturating_mul(c.accesses, kRunBytesPerAccess)
-          ? UINT64_MAX
-          : saturating_mul(c.pieces, kRunBytesPerBlock) + saturating_mul(c.accesses, kRunBytesPerAccess);
+      saturating_add(saturating_mul(c.pieces, kRunBytesPerBlock), saturating_mul(c.piece_accesses, kRunBytesPerAccess));
   const unsigned runs = std::max(1u, concurrent_runs);
   const std::uint64_t total = saturating_mul(per_run, runs);
   if (total <= limit_bytes) return;
   throw InputError(scenario.source + ": key 'cache.granularity': pieces of " + std::to_string(g) + " B split the trace into " +
-                   std::to_string(c.pieces) + " distinct pieces and " + std::to_string(c.accesses) +
-                   " accesses: about " + gib(static_cast<double>(per_run)) + " per run" +
-                   (runs > 1 ? ", " + gib(static_cast<double>(total)) + " for " + std::to_string(runs) + " runs at once" : "") +
-                   ", above the limit of " + gib(static_cast<double>(limit_bytes)) +
+                   std::to_string(c.pieces) + " distinct pieces and " + std::to_string(c.piece_accesses) +
+                   " accesses: about " + gib_text(static_cast<double>(per_run)) + " per run" +
+                   (runs > 1 ? ", " + gib_text(static_cast<double>(total)) + " for " + std::to_string(runs) + " runs at once" : "") +
+                   ", above the limit of " + gib_text(static_cast<double>(limit_bytes)) +
                    "; choose a coarser granularity, fewer --jobs, or raise the limit (flashsim run --max-memory SIZE)");
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 
+#include "sim/core/memory_limit.h"
 #include "sim/core/units.h"
 #include "sim/run/trace_provider.h"
 #include "sim/scenario/scenario.h"
@@ -21,14 +22,11 @@ namespace flashsim {
 inline constexpr ByteCount kRunBytesPerBlock = 400;
 inline constexpr ByteCount kRunBytesPerAccess = 16;
 
-/// 80% of this machine's physical memory (sysconf); 0 if unknown.
-ByteCount default_memory_limit_bytes();
-
 /// Throws InputError naming `scenario.source` and cache.granularity when the
 /// runs of a split trace would need more than `limit_bytes` together
 /// (`concurrent_runs` at once, each kRunBytesPerBlock per piece plus
 /// kRunBytesPerAccess per access). Does nothing without a granularity or
-/// with limit_bytes 0. One pass over the trace (count_pieces).
+/// with limit_bytes 0. One pass over the trace (measure_footprint with pieces).
 void check_granularity_memory(const Scenario& scenario, const TraceProvider& trace, unsigned concurrent_runs,
                               ByteCount limit_bytes);
 

@@ -1,5 +1,7 @@
 #include "sim/run/scenario_runner.h"
 
+#include "sim/run/progress.h"
+
 #include <atomic>
 #include <chrono>
 #include <exception>
@@ -30,9 +32,17 @@ EngineResult run_with_engine(ITraceSource& trace, const EngineConfig& config, En
   return r;
 }
 
-std::vector<Scenario> resolve_points(const ScenarioDocument& document) {
+std::vector<Scenario> resolve_points(const ScenarioDocument& document, std::ostream* progress, bool terminal) {
+  const std::vector<SweepPoint> points = document.points();
+  // Resolving is milliseconds a point: only a large sweep is worth a line.
+  ProgressReporter reporter(points.size() >= 1000 ? progress : nullptr, terminal, "resolving sweep points",
+                            points.size());
   std::vector<Scenario> out;
-  for (const SweepPoint& p : document.points()) out.push_back(document.resolve(p));
+  out.reserve(points.size());
+  for (const SweepPoint& p : points) {
+    out.push_back(document.resolve(p));
+    reporter.done(p.label());
+  }
   return out;
 }
 
@@ -43,30 +53,14 @@ struct Task {
   std::size_t policy = 0;
 };
 
-class Progress {
- public:
-  Progress(std::ostream* out, std::size_t total) : out_(out), total_(total) {}
-  void done(const std::string& label) {
-    if (!out_) return;
-    std::lock_guard lock(mutex_);
-    ++finished_;
-    *out_ << "\r\x1b[K[" << finished_ << "/" << total_ << "] " << label << std::flush;
-    if (finished_ == total_) *out_ << "\n" << std::flush;
-  }
-
- private:
-  std::ostream* out_;
-  std::size_t total_;
-  std::size_t finished_ = 0;
-  std::mutex mutex_;
-};
 
 }  // namespace
 
 ScenarioResults run_scenario(const ScenarioDocument& document, const RunnerOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   const std::vector<SweepPoint> points = document.points();
-  const std::vector<Scenario> scenarios = resolve_points(document);
+  std::vector<Scenario> scenarios = resolve_points(document, options.progress, options.progress_terminal);
+  for (Scenario& s : scenarios) s.workload.generator_context.memory_limit_bytes = options.max_memory_bytes;
 
   ScenarioResults results;
   results.scenario_name = scenarios.front().name;
@@ -125,7 +119,7 @@ ScenarioResults run_scenario(const ScenarioDocument& document, const RunnerOptio
     check_window_count(s, *provider_of[p]);
     check_pinned_blocks(s, *provider_of[p]);
   }
-  Progress progress(options.progress, tasks.size());
+  ProgressReporter progress(options.progress, options.progress_terminal, "", tasks.size());
   std::atomic<std::size_t> next{0};
   std::atomic<bool> failed{false};
 

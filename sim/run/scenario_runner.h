@@ -22,7 +22,8 @@ EngineResult run_with_engine(ITraceSource& trace, const EngineConfig& config, En
 
 struct RunnerOptions {
   unsigned jobs = 0;                  ///< worker threads; 0 = std::thread::hardware_concurrency()
-  std::ostream* progress = nullptr;   ///< "[3/10] cache.capacity=50% policy=arc" lines (e.g. std::cerr on a terminal)
+  std::ostream* progress = nullptr;   ///< "[3/10] cache.capacity=50% policy=arc" lines (sim/run/progress.h)
+  bool progress_terminal = true;      ///< rewrite one line in place; false: plain lines every 10 s (a log file)
   EngineFunction engine;              ///< empty = run_with_engine
   std::uint64_t memory_limit_records = 1'000'000;  ///< see TraceProvider
   /// Runs whose estimated memory (sim/run/run_limits.h) exceeds this are
@@ -32,7 +33,9 @@ struct RunnerOptions {
 
 /// Every sweep point resolved, in point order (validates the whole sweep
 /// before any run starts). Throws InputError naming file:line:column.
-std::vector<Scenario> resolve_points(const ScenarioDocument& document);
+/// Sweeps of 1000 points or more report progress on `progress` (ms a point).
+std::vector<Scenario> resolve_points(const ScenarioDocument& document, std::ostream* progress = nullptr,
+                                     bool terminal = true);
 
 /// Resolves, runs and collects. Throws the first failing run's error (in
 /// run order) after stopping the others; InputError for bad input.

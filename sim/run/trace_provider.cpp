@@ -156,6 +156,8 @@ TraceProvider::TraceProvider(const WorkloadSpec& workload, std::uint64_t memory_
   }
   auto meta = std::make_shared<TraceMeta>(source->meta());
   meta->record_count = records->size();
+  // Messages name what the user wrote, not the temp copy ("csv:/tmp/flashsim-builtin-...").
+  if (workload.builtin) meta->source = workload.trace;
   records->shrink_to_fit();
   records_ = std::move(records);
   meta_ = std::move(meta);

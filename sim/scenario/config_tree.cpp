@@ -1,11 +1,14 @@
 #include "sim/scenario/config_tree.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <charconv>
 #include <fstream>
 #include <sstream>
+
+#include "sim/core/input_file.h"
 
 namespace flashsim {
 
@@ -197,6 +200,10 @@ ConfigNode parse_yaml_text(std::string_view text, const std::string& display_nam
   YAML::Node root;
   try {
     root = YAML::Load(std::string(text));
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp says "bad file" here; the cause is nesting beyond its parser's limit.
+    throw_at(pos_of(e.mark, display_name), "",
+             "YAML nested more than " + std::to_string(e.depth() - 1) + " levels deep: not a scenario");
   } catch (const YAML::Exception& e) {
     throw_at(pos_of(e.mark, display_name), "", "YAML syntax error: " + e.msg);
   }
@@ -210,7 +217,10 @@ std::string read_text_file(const std::filesystem::path& path, const std::string&
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InputError(display_name + ": is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(display_name + ": cannot open file");
+  if (!in) {
+    const std::string problem = input_file_problem(path, false);  // a link loop, a dangling link, no permission ...
+    throw InputError(display_name + ": cannot open file" + (problem.empty() ? "" : ": " + problem));
+  }
   // Scenarios and profiles are a few KiB: a bound keeps `run /dev/urandom`
   // (or a trace given as the scenario) an error instead of exhausted memory.
   constexpr std::size_t kMaxBytes = 16u << 20;

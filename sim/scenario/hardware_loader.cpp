@@ -138,12 +138,12 @@ Spec resolve_part(const ConfigNode& hw, const char* part, ConfigNode& resolved) 
   }
 }
 
-// The execution: section: scalar keys plus two lists of [bytes, ns] points.
+// The execution: section: scalar keys plus three lists of [bytes, ns] points.
 ExecutionSpec resolve_execution(const ConfigNode& hw, ConfigNode& resolved) {
   const ConfigNode* node = hw.find("execution");
   const ConfigNode empty = ConfigNode::make_map(hw.pos);
   const ConfigNode& map = node && !node->is_null() ? *node : empty;
-  const std::vector<std::string> lists = {"pageable_h2d_points", "pageable_d2h_points"};
+  const std::vector<std::string> lists = {"pageable_h2d_points", "pageable_d2h_points", "pageable_d2h_fresh_points"};
   const ParamValues v = resolve_params(map, "hardware.execution", "execution", ExecutionSpec::param_specs(), lists);
   ExecutionSpec spec;
   try {
@@ -171,7 +171,8 @@ ExecutionSpec resolve_execution(const ConfigNode& hw, ConfigNode& resolved) {
       }
     }
     try {
-      (name == lists[0] ? spec.pageable_h2d : spec.pageable_d2h) = make_copy_curve(std::move(points), key);
+      CopyCurve& curve = name == lists[0] ? spec.pageable_h2d : name == lists[1] ? spec.pageable_d2h : spec.pageable_d2h_fresh;
+      curve = make_copy_curve(std::move(points), key);
     } catch (const InputError& e) {
       throw_at(list->pos, key, e.what());
     }

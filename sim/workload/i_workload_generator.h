@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/core/memory_limit.h"
 #include "sim/core/registry.h"
 #include "sim/engine/hardware_profile.h"
 #include "traces/trace_source.h"
@@ -31,6 +32,9 @@ struct WorkloadContext {
   std::vector<std::filesystem::path> model_dirs;
   /// A model's config.json text compiled into the binary, by name; may be empty.
   std::function<std::optional<std::string>(std::string_view name)> builtin_model_json;
+  /// What a generator may plan to hold in memory (its catalog); 0 = no
+  /// check. `workload generate --max-memory` and `run --max-memory` set it.
+  ByteCount memory_limit_bytes = default_memory_limit_bytes();
 };
 
 class IWorkloadGenerator {

@@ -53,7 +53,10 @@ std::vector<ParamSpec> serving_param_specs(const std::string& prefill_default) {
       spec("routing_file", ParamType::text, "", "table routing: CSV token,layer,expert_0..expert_{k-1}"),
       spec("transition_file", ParamType::text, "", "markov routing: CSV n×n row-stochastic expert transition matrix"),
       spec("noise", ParamType::real, "0.1", "markov routing: share of next experts drawn uniformly", 0, 1),
-      spec("concepts", ParamType::integer, "64", "multimodal: distinct image concepts", 1, 1e6),
+      spec("concepts", ParamType::integer, "64",
+           "multimodal: distinct image concepts (at most 20,000: nearest neighbours are found by an exhaustive "
+           "O(concepts^2) scan, ~4 s at the limit)",
+           1, 20000),
       spec("concept_clusters", ParamType::integer, "8", "multimodal: clusters the concept embeddings form", 1, 1e6),
       spec("concept_zipf", ParamType::real, "1.0", "multimodal: Zipf exponent of concept popularity", 0, 100),
       spec("concept_locality", ParamType::real, "0.5",
@@ -70,6 +73,7 @@ std::vector<ParamSpec> serving_param_specs(const std::string& prefill_default) {
 
 ServingOptions serving_options_from(const ParamValues& v, const WorkloadContext& context) {
   ServingOptions o;
+  o.memory_limit_bytes = context.memory_limit_bytes;
   const ServingPreset& preset = find_serving_preset(v.text("preset"));
   o.preset = preset.name;
   o.concurrency = u32(v, "concurrency") ? u32(v, "concurrency") : preset.concurrency;

@@ -55,6 +55,9 @@ struct ServingOptions {
   bool feature_reuse = true;           ///< LLaVA: a concept seen before skips the vision tower
   bool logits = true;                  ///< a per-request logits write marks each output token
   std::uint64_t seed = 1;
+  /// The catalog's estimated memory must stay below this (0 = unchecked):
+  /// WorkloadContext::memory_limit_bytes.
+  ByteCount memory_limit_bytes = 0;
   // --- placement in a merged trace (colocated models) ---
   std::uint32_t stream_id = 0;
   std::uint32_t operator_base = 0;     ///< operator ids start here

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "sim/core/errors.h"
+#include "sim/core/memory_limit.h"
+#include "sim/core/saturating.h"
 #include "sim/model/roofline.h"
 
 namespace flashsim {
@@ -76,6 +78,32 @@ namespace {
 using Plan = ServingWorkload::Plan;
 
 ByteCount dtype_bytes(const DType& d, std::uint64_t elements) { return d.tensor_bytes(elements); }
+
+/// Memory of one catalog entry with its name strings: peak RSS of
+/// `flashsim workload generate llama-2-7b -p requests=1000` and 2000
+/// (209 MB / 366 MB for 328 K / 650 K blocks: 487-490 B a block), rounded up.
+constexpr ByteCount kCatalogBytesPerBlock = 500;
+
+/// Throws InputError before the per-request catalog (a name per KV page of
+/// every request) is built when it would not fit options.memory_limit_bytes.
+void check_catalog_memory(const Plan& p, std::uint64_t blocks_so_far) {
+  const ServingOptions& o = p.options;
+  if (o.memory_limit_bytes == 0) return;
+  const std::uint64_t kv_tokens = p.t5 ? std::uint64_t(o.output_tokens)
+                                       : std::uint64_t(o.prompt_tokens) + p.image_tokens + o.output_tokens - 1;
+  std::uint64_t per_request = saturating_add(2, saturating_mul(p.kv.groups(), p.kv.pages_for_tokens(kv_tokens)));
+  if (p.t5 && p.cross.page_bytes() > 0)
+    per_request = saturating_add(per_request, saturating_mul(p.cross.groups(), p.cross.pages_for_tokens(o.prompt_tokens)));
+  const std::uint64_t blocks = saturating_add(blocks_so_far, saturating_mul(per_request, o.requests));
+  const std::uint64_t bytes = saturating_mul(blocks, kCatalogBytesPerBlock);
+  if (bytes <= o.memory_limit_bytes) return;
+  throw InputError("requests: " + std::to_string(o.requests) + " requests of " + std::to_string(per_request) +
+                   " blocks each (input, logits and KV pages) make a catalog of " + std::to_string(blocks) +
+                   " blocks, about " + gib_text(static_cast<double>(bytes)) + " in memory, above the limit of " +
+                   gib_text(static_cast<double>(o.memory_limit_bytes)) +
+                   "; generate fewer requests or shorter ones, larger KV pages (page_tokens), or raise the limit "
+                   "(--max-memory SIZE)");
+}
 
 void build_plan(Plan& p) {
   const WorkloadModel& m = *p.model;
@@ -178,6 +206,7 @@ void build_plan(Plan& p) {
   const ByteCount page_bytes = p.kv.page_bytes();
   const ByteCount cross_page_bytes = p.cross.page_bytes();
   if (page_bytes == 0) throw InputError("model " + m.config.name + ": KV page of 0 bytes");
+  check_catalog_memory(p, meta.catalog.size());
   const std::uint64_t request_base = std::uint64_t(o.stream_id) << 40;
   for (std::uint32_t r = 0; r < o.requests; ++r) {
     RequestPlan q;

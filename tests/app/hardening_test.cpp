@@ -4,7 +4,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
 #include <algorithm>
+#include <chrono>
+#include <limits>
+#include <sstream>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +18,10 @@
 #include <vector>
 
 #include "sim/core/errors.h"
+#include "sim/engine/l2_model.h"
+#include "sim/model/roofline.h"
+#include "sim/prefetch/i_prefetcher.h"
+#include "sim/run/progress.h"
 #include "sim/core/unit_parse.h"
 #include "sim/core/warnings.h"
 #include "sim/run/scenario_runner.h"
@@ -21,9 +30,12 @@
 #include "tests/app/app_test_util.h"
 #include "tests/support/temp_dir.h"
 #include "traces/atomic_file.h"
+#include "traces/child_probe.h"
 #include "traces/importers/csv_importer.h"
+#include "traces/record_validator.h"
 #include "traces/trace_formats.h"
 #include "traces/trace_source.h"
+#include "sim/workload/workload_io.h"
 
 namespace flashsim {
 namespace {
@@ -323,6 +335,134 @@ TEST(Hardening, TempFilesOfDeadProcessesAreRemovedAndOthersKept) {
   EXPECT_TRUE(std::filesystem::exists(dir / "r.h5"));
 }
 
+// --- in-range values that needed more memory or time than there is ---
+
+TEST(Hardening, AnL2OfTooManySetsIsRefusedWithItsNumbers) {
+  L2Spec spec;
+  spec.capacity_bytes = 4'000'000'000;  // 1 B lines, 16 ways: 250 M sets (tables of 5 GB)
+  spec.line_bytes = 1;
+  spec.sector_bytes = 1;
+  spec.sampled_sets = 0;
+  EXPECT_THAT(test::error_of<InputError>([&] { L2Model m(spec); }),
+              HasSubstr("= 250000000 sets, more than the 16777216 an L2 model may have"));
+  spec.capacity_bytes = std::uint64_t{1} << 35;  // 2^24 sets of 16 x 128 B lines, all simulated: 2^28 lines
+  spec.line_bytes = 128;
+  spec.sector_bytes = 32;
+  EXPECT_THAT(test::error_of<InputError>([&] { L2Model m(spec); }),
+              HasSubstr("16777216 simulated sets x 16 ways = 268435456 lines, more than the 67108864"));
+  spec.sampled_sets = L2Spec::kAutoSampledSets;  // the same L2 under set sampling: fine
+  EXPECT_EQ(L2Model(spec).stats().simulated_sets, 256u);
+}
+
+TEST(Hardening, AMarkovWindowOfABillionAllocatesNothingUpFront) {
+  // The ring of transitions grows with the transitions seen; it was 4 GB at
+  // construction. In a child under a 1 GiB address-space limit.
+  const std::string death = death_in_child([] {
+    rlimit limit{std::uint64_t{1} << 30, std::uint64_t{1} << 30};
+    setrlimit(RLIMIT_AS, &limit);
+    TraceMeta meta;
+    PrefetcherContext context;
+    context.meta = &meta;
+    try {
+      auto p = PrefetcherRegistry::instance().create("markov", {{"window", "1000000000"}, {"state", "block"}}, context);
+    } catch (const std::bad_alloc&) {
+      std::abort();
+    }
+  });
+  EXPECT_EQ(death, "");
+}
+
+TEST(Hardening, ALookaheadDeeperThanTheCycleWalksTheCycleOnce) {
+  // cycle_depth 10^9 walked 10^9 positions per access (hours); past one
+  // cycle it only revisits, so it equals the depth of the whole cycle.
+  auto run = [](const std::string& depth) {
+    const std::string text = "name: la\nworkload: {trace: builtin:llama-2048x22}\ncache: {capacity: 50%}\n"
+                             "policies: [lru]\nprefetch: [{impl: lookahead, cycle_depth: " + depth + "}]\n";
+    RunnerOptions o;
+    o.jobs = 1;
+    return run_scenario(ScenarioDocument::from_text(text, "la.yaml", "."), o).runs.at(0).result.metrics.total;
+  };
+  const auto deep = run("1000000000");
+  const auto cycle = run("1000");  // more than the cycle's ~200 blocks
+  EXPECT_GT(deep.prefetches, 0u);
+  EXPECT_EQ(deep.prefetches, cycle.prefetches);
+  EXPECT_EQ(deep.hits, cycle.hits);
+}
+
+TEST(Hardening, AGeneratedCatalogAboveTheMemoryLimitIsRefusedBeforeItIsBuilt) {
+  test::TempDir dir;
+  test::write_file(dir / "m.json", R"({"model_type":"llama","hidden_size":64,"intermediate_size":128,
+    "num_hidden_layers":2,"num_attention_heads":4,"num_key_value_heads":2,"vocab_size":256,"torch_dtype":"float16"})");
+  WorkloadContext context;
+  context.base_dir = dir.path();
+  context.memory_limit_bytes = 1'000'000;
+  // 10^7 requests x (input + logits + 2 layers x ceil(35 KV tokens / 16) pages = 8 blocks).
+  const std::map<std::string, std::string> params = {{"model", "m.json"}, {"requests", "10000000"},
+                                                     {"prompt_tokens", "4"}, {"output_tokens", "32"}};
+  const std::string e = test::error_of<InputError>([&] { make_workload("serving", params, context); });
+  EXPECT_THAT(e, HasSubstr("10000000 requests of 8 blocks each"));
+  EXPECT_THAT(e, HasSubstr("--max-memory"));
+  context.memory_limit_bytes = 0;  // unchecked: a small one builds
+  EXPECT_NO_THROW(make_workload("serving", {{"model", "m.json"}, {"requests", "3"}}, context));
+  EXPECT_THAT(test::error_of<InputError>(
+                  [&] { make_workload("serving", {{"model", "m.json"}, {"concepts", "1000000"}}, context); }),
+              HasSubstr("'concepts' = '1000000': out of range [1, 20000]"));
+}
+
+TEST(Hardening, ARooflineTooSlowForATraceIsAnErrorNotANegativeComputeTime) {
+  ComputeSpec compute;
+  compute.peak_flops = 1e-300;
+  EXPECT_THAT(test::error_of<InputError>([&] { roofline_ns(1e6, 0, compute); }),
+              HasSubstr("peak_flops or hbm_bandwidth is far too small"));
+  compute.peak_flops = 1e12;
+  EXPECT_EQ(roofline_ns(1e6, 0, compute), 1000);
+}
+
+TEST(Hardening, AComputeTimeOrTimestampNearTheInt64LimitIsRefusedAtItsRecord) {
+  RecordValidator v;
+  AccessRecord r;
+  r.bytes = 1;
+  r.compute_ns = std::numeric_limits<Nanoseconds>::max();
+  EXPECT_THAT(v.check(r), HasSubstr("more than 2^40 ns"));
+  r.compute_ns = kMaxComputeNs;
+  EXPECT_EQ(v.check(r), "");
+  r.time_ns = std::numeric_limits<Nanoseconds>::max();
+  EXPECT_THAT(v.check(r), HasSubstr("beyond ±2^62 ns"));
+}
+
+// --- messages ---
+
+TEST(Hardening, ANulByteInACsvCellIsShownNotCutTheMessage) {
+  test::TempDir dir;
+  const std::string e = csv_error(dir, std::string("block_id,bytes\n1,12\0x\n", 23));
+  EXPECT_THAT(e, HasSubstr("'12\\x00x' is not a non-negative integer"));
+}
+
+TEST(Hardening, AScenarioThatIsALinkLoopIsNamedAsSuch) {
+  test::TempDir dir;
+  std::filesystem::create_symlink(dir / "s.yaml", dir / "s.yaml");
+  EXPECT_THAT(test::error_of<InputError>([&] { ScenarioDocument::from_file(dir / "s.yaml"); }),
+              HasSubstr("s.yaml: cannot open file: too many levels of symbolic links"));
+}
+
+TEST(Hardening, ProgressOffATerminalIsPlainLinesTheFirstAtOnceTheLastAlways) {
+  std::ostringstream out;
+  ProgressReporter p(&out, false, "resolving", 5, std::chrono::hours(1));
+  for (int i = 1; i <= 5; ++i) p.done("point " + std::to_string(i));
+  EXPECT_EQ(out.str(), "resolving [1/5] point 1\nresolving [5/5] point 5\n");
+}
+
+TEST(Hardening, ASignalRemovesTheResultsFoldersARunCreated) {
+  // What the SIGINT/SIGTERM handler does (remove_live_temp_files), with the
+  // folders nested: the innermost goes first whatever the order of slots.
+  // OutputDir registers the folders it created outermost first, like this.
+  test::TempDir dir;
+  std::filesystem::create_directories(dir / "a/b/c");
+  SignalCleanupGuard a(dir / "a"), b(dir / "a/b"), c(dir / "a/b/c");
+  remove_live_temp_files();
+  EXPECT_FALSE(std::filesystem::exists(dir / "a"));
+}
+
 #ifdef FLASHSIM_BINARY
 TEST(Hardening, AFailedRunLeavesNoFoldersItCreated) {
   test::TempDir dir;
@@ -332,6 +472,20 @@ TEST(Hardening, AFailedRunLeavesNoFoldersItCreated) {
   EXPECT_EQ(o.code, 2) << o.err;  // bad input
   EXPECT_THAT(o.err, HasSubstr("outputs.window"));
   EXPECT_FALSE(std::filesystem::exists(dir / "new"));
+}
+
+TEST(Hardening, CommandLineValuesAreRefusedNamingTheirOption) {
+  test::TempDir dir;
+  test::Outcome o = test::run_flashsim(dir.path(), "workload generate llama-2-7b --out x.h5 --seed -5");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_THAT(o.err, HasSubstr("--seed: Value -5 not in range 0 to 9223372036854775807"));
+  const std::string trace = std::string(FLASHSIM_SOURCE_DIR) + "/validate/baselines/h200/programs/double_buffer_prefetch.h5";
+  o = test::run_flashsim(dir.path(), "predict " + trace + " --capture-gap 5parsecs");
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("--capture-gap: "));
+  o = test::run_flashsim(dir.path(), "predict " + trace + " --resident-first lots");
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("--resident-first: "));
 }
 #endif
 

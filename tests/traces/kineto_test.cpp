@@ -206,6 +206,38 @@ TEST(Kineto, BadInputs) {
   test::write_text_file(dir / "nobytes.json",
                         R"J({"traceEvents": [{"cat": "gpu_memcpy", "name": "Memcpy HtoD", "ts": 1}]})J");
   EXPECT_INPUT_ERROR(KinetoTraceSource{dir / "nobytes.json"}, "lacks args.bytes");
+  // Present but not a non-negative number: said so, not "lacks".
+  test::write_text_file(dir / "negbytes.json",
+                        R"J({"traceEvents": [{"cat": "gpu_memcpy", "name": "Memcpy HtoD", "ts": 1, "args": {"bytes": -1}}]})J");
+  EXPECT_INPUT_ERROR(KinetoTraceSource{dir / "negbytes.json"},
+                     "gpu_memcpy event 0 ('Memcpy HtoD') has args.bytes -1, not a non-negative number of bytes");
+  test::write_text_file(dir / "textts.json",
+                        R"J({"traceEvents": [{"cat": "gpu_memcpy", "name": "Memcpy HtoD", "ts": "a\u0000b", "args": {"bytes": 8}}]})J");
+  EXPECT_INPUT_ERROR(KinetoTraceSource{dir / "textts.json"},
+                     "has ts \"a\\x00b\" (text), not a non-negative number of microseconds");
+  // A 100,000-digit number is cut in the message, not echoed.
+  test::write_text_file(dir / "longts.json", "{\"traceEvents\": [{\"ts\": 1" + std::string(100000, '9') + "x}]}");
+  try {
+    KinetoTraceSource source{dir / "longts.json"};
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_LT(std::string(e.what()).size(), 600u) << e.what();
+    EXPECT_NE(std::string(e.what()).find("(100001 bytes)"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Kineto, AGzipBombIsReadAsAStreamAndFailsAtItsFirstByte) {
+  // 256 MiB of zeros in 256 KiB of gzip: the old reader inflated all of it
+  // before parsing; the stream fails at byte 1 without holding it.
+  TempDir dir;
+  const std::filesystem::path path = dir / "bomb.json.gz";
+  gzFile f = gzopen(path.c_str(), "wb9");
+  ASSERT_NE(f, nullptr);
+  const std::string zeros(1 << 20, '\0');
+  for (int i = 0; i < 256; ++i) ASSERT_EQ(gzwrite(f, zeros.data(), static_cast<unsigned>(zeros.size())), 1 << 20);
+  gzclose(f);
+  EXPECT_LT(std::filesystem::file_size(path), 1u << 20);
+  EXPECT_INPUT_ERROR(KinetoTraceSource{path}, "bomb.json.gz: JSON parse error at byte 1");
 }
 
 // --- the recorded H200 trace (../shared/traces/torch-offload-h200) ---

@@ -7,10 +7,15 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <functional>
+#include <istream>
 #include <limits>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <streambuf>
+#include <string>
 #include <vector>
 
 #include "sim/core/errors.h"
@@ -25,27 +30,46 @@ namespace {
 using Direction = CopyDirection;
 using MemcpyEvent = CopyEvent;
 
-std::string read_maybe_gzip(const std::filesystem::path& path) {
-  // zlib reads plain files transparently, so .json and .json.gz take one path.
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (f == nullptr) throw InputError(path.string() + ": cannot open for reading");
-  gzbuffer(f, 1 << 17);
-  std::string text;
-  std::vector<char> buffer(1 << 20);
-  while (true) {
-    const int n = gzread(f, buffer.data(), static_cast<unsigned>(buffer.size()));
+// A .json or .json.gz file as a stream (zlib reads plain files
+// transparently), so the SAX parser sees the text as it is decompressed:
+// memory is the events kept, not the text, and a gzip bomb that is not
+// JSON fails at its first bad byte instead of filling memory.
+class GzipStreamBuf final : public std::streambuf {
+ public:
+  explicit GzipStreamBuf(const std::filesystem::path& path) : path_(path), file_(gzopen(path.c_str(), "rb")) {
+    if (file_ == nullptr) throw InputError(path.string() + ": cannot open for reading");
+    gzbuffer(file_, 1 << 17);
+  }
+  ~GzipStreamBuf() override { gzclose(file_); }
+  GzipStreamBuf(const GzipStreamBuf&) = delete;
+  GzipStreamBuf& operator=(const GzipStreamBuf&) = delete;
+
+  /// Throws InputError naming the file when zlib failed mid-stream.
+  void check() const {
+    if (!error_.empty()) throw InputError(path_.string() + ": cannot decompress: " + error_);
+  }
+
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    if (!error_.empty()) return traits_type::eof();
+    const int n = gzread(file_, buffer_.data(), static_cast<unsigned>(buffer_.size()));
     if (n < 0) {
       int code = 0;
-      const std::string message = gzerror(f, &code);
-      gzclose(f);
-      throw InputError(path.string() + ": cannot decompress: " + message);
+      error_ = gzerror(file_, &code);
+      return traits_type::eof();
     }
-    if (n == 0) break;
-    text.append(buffer.data(), static_cast<std::size_t>(n));
+    if (n == 0) return traits_type::eof();
+    setg(buffer_.data(), buffer_.data(), buffer_.data() + n);
+    return traits_type::to_int_type(*gptr());
   }
-  gzclose(f);
-  return text;
-}
+
+ private:
+  std::filesystem::path path_;
+  gzFile file_;
+  std::vector<char> buffer_ = std::vector<char>(1 << 20);
+  std::string error_;
+};
 
 // SAX handler keeping only what gpu_memcpy events need. Depth 1 is the
 // root object, 2 the traceEvents array, 3 an event, 4 its args.
@@ -54,9 +78,12 @@ class MemcpyCollector {
   using json = nlohmann::json;
   explicit MemcpyCollector(std::string where) : where_(std::move(where)) {}
 
-  bool null() { return true; }
-  bool boolean(bool) { return true; }
-  bool number_integer(json::number_integer_t v) { return integer(static_cast<long double>(v), v >= 0 ? static_cast<std::uint64_t>(v) : 0, v >= 0); }
+  bool null() { return note_invalid("null"); }
+  bool boolean(bool v) { return note_invalid(v ? "true" : "false"); }
+  bool number_integer(json::number_integer_t v) {
+    if (v < 0) note_invalid(std::to_string(v));
+    return integer(static_cast<long double>(v), v >= 0 ? static_cast<std::uint64_t>(v) : 0, v >= 0);
+  }
   bool number_unsigned(json::number_unsigned_t v) { return integer(static_cast<long double>(v), v, true); }
   bool number_float(json::number_float_t, const std::string& text) {
     if (depth_ == 3 && in_event_ && (keys_[3] == "ts" || keys_[3] == "dur")) {
@@ -72,6 +99,7 @@ class MemcpyCollector {
         event_.dur_ns = ns;
         has_dur_ = ns >= 0;
       }
+      if (ns < 0) note_invalid(trace_text::excerpt(text));
     } else if (depth_ == 4 && in_args_ && keys_[4] == "bytes") {
       throw InputError(where_ + ": event " + std::to_string(events_seen_) + ": args.bytes '" + trace_text::excerpt(text) +
                        "' is not a whole number");
@@ -79,6 +107,7 @@ class MemcpyCollector {
     return true;
   }
   bool string(std::string& value) {
+    note_invalid("\"" + trace_text::excerpt(value) + "\" (text)");
     if (depth_ == 3 && in_event_) {
       if (keys_[3] == "cat") cat_ = value;
       else if (keys_[3] == "name") name_ = value;
@@ -101,6 +130,7 @@ class MemcpyCollector {
       cat_.clear();
       name_.clear();
       has_ts_ = has_bytes_ = has_dur_ = false;
+      invalid_.clear();
       tid_ = 0;
       correlation_ = kNoCorrelation;
     } else if (depth_ == 4 && in_event_ && keys_[3] == "args") {
@@ -128,8 +158,9 @@ class MemcpyCollector {
     return true;
   }
   bool parse_error(std::size_t position, const std::string& last_token, const nlohmann::detail::exception& ex) {
-    throw InputError(where_ + ": JSON parse error at byte " + std::to_string(position) + " near '" + last_token +
-                     "': " + ex.what());
+    // Both texts can hold the whole offending token (a 100,000-digit number): cut.
+    throw InputError(where_ + ": JSON parse error at byte " + std::to_string(position) + " near '" +
+                     trace_text::excerpt(last_token) + "': " + trace_text::excerpt(ex.what(), 240));
   }
 
   std::vector<MemcpyEvent>& events() { return events_; }
@@ -189,7 +220,7 @@ class MemcpyCollector {
     if (cat_ == "kernel") {
       if (!has_ts_ || !has_dur_) {
         throw InputError(where_ + ": kernel event " + std::to_string(events_seen_ - 1) + " ('" + name_ +
-                         "') lacks " + (has_ts_ ? "a non-negative dur" : "ts"));
+                         "') " + lacks(has_ts_ ? "dur" : "ts"));
       }
       kernels_.push_back(KernelSpan{event_.ts_ns, event_.dur_ns});
       return;
@@ -197,7 +228,7 @@ class MemcpyCollector {
     if (cat_ != "gpu_memcpy") return;
     if (!has_ts_ || !has_bytes_) {
       throw InputError(where_ + ": gpu_memcpy event " + std::to_string(events_seen_ - 1) + " ('" + name_ +
-                       "') lacks " + (has_ts_ ? "args.bytes" : "ts"));
+                       "') " + lacks(has_ts_ ? "bytes" : "ts"));
     }
     if (name_.find("HtoD") != std::string::npos) event_.direction = Direction::h2d;
     else if (name_.find("DtoH") != std::string::npos) event_.direction = Direction::d2h;
@@ -206,7 +237,23 @@ class MemcpyCollector {
     events_.push_back(event_);
   }
 
+  /// Remembers a ts, dur (event) or args.bytes value of the wrong type or
+  /// sign, so that the error says what was there instead of "lacks".
+  bool note_invalid(const std::string& shown) {
+    if (depth_ == 3 && in_event_ && (keys_[3] == "ts" || keys_[3] == "dur")) invalid_[keys_[3]] = shown;
+    else if (depth_ == 4 && in_args_ && keys_[4] == "bytes") invalid_["bytes"] = shown;
+    return true;
+  }
+  std::string lacks(const std::string& key) const {
+    const std::string name = key == "bytes" ? "args.bytes" : key;
+    const auto it = invalid_.find(key);
+    if (it == invalid_.end()) return "lacks " + name;
+    return "has " + name + " " + it->second + ", not a non-negative number" +
+           (key == "bytes" ? " of bytes" : " of microseconds");
+  }
+
   std::string where_;
+  std::map<std::string, std::string> invalid_;
   int depth_ = 0;
   std::vector<std::string> keys_ = std::vector<std::string>(6);
   bool in_events_ = false, saw_events_ = false, in_event_ = false, in_args_ = false;
@@ -251,9 +298,16 @@ KinetoTraceSource::KinetoTraceSource(std::filesystem::path path, KinetoImportOpt
   std::vector<KernelSpan> kernels;
   std::vector<KinetoProgramEvent> program_events;
   {
-    const std::string text = read_maybe_gzip(path);
+    GzipStreamBuf buffer(path);
+    std::istream text(&buffer);
     MemcpyCollector collector(where);
-    nlohmann::json::sax_parse(text, &collector);
+    try {
+      nlohmann::json::sax_parse(text, &collector);
+    } catch (const InputError&) {
+      buffer.check();  // a decompression error is the cause of what the parser saw
+      throw;
+    }
+    buffer.check();
     if (!collector.saw_events()) throw InputError(where + ": no traceEvents array (not a Kineto/chrome trace?)");
     events = std::move(collector.events());
     kernels = std::move(collector.kernels());

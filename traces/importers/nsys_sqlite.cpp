@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/core/errors.h"
+#include "sim/core/input_file.h"
 #include "traces/importers/copy_passes.h"
 #include "traces/importers/kineto_program.h"
 #include "traces/trace_formats.h"
@@ -19,7 +20,7 @@ namespace {
 class Db {
  public:
   explicit Db(const std::filesystem::path& path) : where_(path.string()) {
-    if (!std::filesystem::is_regular_file(path)) throw InputError(where_ + ": no such file");
+    require_input_file(path);  // names a folder, a link loop, a missing file for what each is
     if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
       const std::string message = db_ != nullptr ? sqlite3_errmsg(db_) : "out of memory";
       sqlite3_close(db_);

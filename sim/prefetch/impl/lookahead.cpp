@@ -16,6 +16,7 @@
 // Either way the walk stops before the block that would take the bytes of
 // the window (resident blocks included) past `byte_budget` (0 = no bound
 // besides depth). Only absent blocks are asked for.
+#include <algorithm>
 #include <memory>
 
 #include "sim/core/errors.h"
@@ -61,7 +62,9 @@ class LookaheadPrefetcher final : public IPrefetcher, public IPrefetcherReport {
     last = pos;
     ++windows_;
     ByteCount window_bytes = 0;
-    for (std::uint64_t i = 1; i <= cycle_depth_; ++i)
+    // Past one whole cycle the walk only revisits blocks already considered.
+    const std::uint64_t ahead = std::min<std::uint64_t>(cycle_depth_, cycle_.size());
+    for (std::uint64_t i = 1; i <= ahead; ++i)
       if (!consider(cycle_.at(pos + i), window_bytes, view, actions)) break;
   }
 

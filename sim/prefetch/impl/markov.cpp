@@ -65,8 +65,7 @@ class MarkovPrefetcher final : public IPrefetcher, public IPrefetcherReport {
         refresh_(static_cast<std::uint64_t>(p.integer("refresh"))),
         top_k_(static_cast<std::uint32_t>(p.integer("top_k"))),
         threshold_(p.real("threshold")),
-        catalog_(c.meta ? &c.meta->catalog : nullptr),
-        ring_(window_, 0) {
+        catalog_(c.meta ? &c.meta->catalog : nullptr) {
     const std::string& kind = p.text("state");
     kind_ = kind == "block" ? StateKind::block : kind == "expert" ? StateKind::expert : StateKind::op;
     if (kind_ == StateKind::expert) build_expert_states();
@@ -174,6 +173,7 @@ class MarkovPrefetcher final : public IPrefetcher, public IPrefetcherReport {
       }
     } else {
       ++filled_;
+      ring_.push_back(0);  // grows with the transitions seen: a window of 10^9 costs nothing up front
     }
     auto [it, fresh] = slot_of_.try_emplace(key, 0u);
     if (fresh) {

@@ -1,0 +1,37 @@
+// Progress of a long step (resolving a sweep, running its points) on a
+// stream, so that nothing long is silent: on a terminal one line rewritten
+// in place, elsewhere (a log, a pipe, Slurm's output file) plain lines at
+// most every `plain_interval`, and always the last.
+#pragma once
+#include <chrono>
+#include <cstddef>
+#include <mutex>
+#include <ostream>
+#include <string>
+
+namespace flashsim {
+
+class ProgressReporter {
+ public:
+  /// `out` null: silent. `terminal`: rewrite one line ("\r[3/10] label"),
+  /// at most every 100 ms; else "[3/10] label" lines at most every
+  /// `plain_interval`. `what` prefixes each line when not empty.
+  ProgressReporter(std::ostream* out, bool terminal, std::string what, std::size_t total,
+                   std::chrono::milliseconds plain_interval = std::chrono::seconds(10));
+
+  /// One more item done (thread-safe). The last item is always shown (on a
+  /// terminal followed by a newline).
+  void done(const std::string& label);
+
+ private:
+  std::ostream* out_;
+  bool terminal_;
+  std::string what_;
+  std::size_t total_;
+  std::chrono::milliseconds interval_;
+  std::size_t finished_ = 0;
+  std::chrono::steady_clock::time_point last_shown_{};
+  std::mutex mutex_;
+};
+
+}  // namespace flashsim
