@@ -1,6 +1,7 @@
 #include "traces/hdf5_trace.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <mutex>
@@ -499,6 +500,9 @@ void Hdf5TraceSource::probe(const State& s) {
     std::lock_guard lock(mutex);
     if (ec || !probed.emplace(s.where, size, mtime).second) return;
   }
+  // A whole-file probe of a sound trace takes well under a second (metadata
+  // and two windows); 30 s is only reached by a file libhdf5 loops on.
+  constexpr std::chrono::seconds kProbeTimeout{30};
   const std::string death = death_in_child([&] {
     State p;
     p.path = s.path;
@@ -512,10 +516,10 @@ void Hdf5TraceSource::probe(const State& s) {
       p.next_index = p.meta.record_count - p.window;
       p.load_window();
     }
-  });
+  }, kProbeTimeout);
   if (!death.empty()) {
-    throw InputError(s.where + ": damaged HDF5 file: reading it kills the HDF5 library (" + death +
-                     " in a child process that read it first)");
+    throw InputError(s.where + ": damaged HDF5 file: a child process that read it first with the HDF5 library " +
+                     death);
   }
 }
 

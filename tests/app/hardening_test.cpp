@@ -131,7 +131,25 @@ TEST(Hardening, Hdf5DamageThatCrashesHdf5ItselfIsAnErrorNotASignal) {
   const std::filesystem::path p =
       std::filesystem::path(FLASHSIM_SOURCE_DIR) / "tests/fuzz/regressions/hdf5/chunk-dim-zero-fpe.h5";
   const std::string e = read_error(p);
-  EXPECT_THAT(e, HasSubstr(p.string() + ": damaged HDF5 file: reading it kills the HDF5 library (signal 8"));
+  EXPECT_THAT(e, HasSubstr(p.string() + ": damaged HDF5 file: a child process that read it first with the HDF5 library died of signal 8"));
+}
+
+TEST(Hardening, Hdf5DamageThatLoopsHdf5ForeverIsStoppedAndNamed) {
+  // Found by the HDF5 fuzz target (a timeout): libhdf5 never returns from
+  // opening this file. The probe child is stopped after 30 s.
+  const std::filesystem::path p =
+      std::filesystem::path(FLASHSIM_SOURCE_DIR) / "tests/fuzz/regressions/hdf5-slow/btree-endless-loop.h5";
+  const std::string e = read_error(p);
+  EXPECT_THAT(e, HasSubstr(p.string() + ": damaged HDF5 file: a child process that read it first with the HDF5 library "
+                                        "did not finish in 30 s (an endless loop?) and was stopped"));
+}
+
+TEST(Hardening, AChildInAnEndlessLoopIsStoppedAtItsTimeout) {
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(death_in_child([] { for (volatile bool forever = true; forever;) {} }, std::chrono::milliseconds(300)),
+            "did not finish in 300 ms (an endless loop?) and was stopped");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+  EXPECT_EQ(death_in_child([] {}, std::chrono::seconds(5)), "");
 }
 
 TEST(Hardening, Hdf5CorruptionAnywhereIsAnErrorNamingTheFile) {
