@@ -74,6 +74,7 @@ void TierSession::add_block(BlockIndex b, BlockId id) {
   }
   ids_.push_back(id);
   catalog_of_.push_back(catalog);
+  seen_bytes_.push_back(0);
   if (options_.track_last_access) last_access_.push_back(kNeverNs);
 }
 
@@ -108,6 +109,7 @@ void TierSession::leave(BlockIndex b, AccessCounters& c) {
 
 AccessKind TierSession::access(const PolicyAccess& recorded, std::uint32_t request, AccessCounters& c) {
   departures_.clear();
+  seen_bytes_[recorded.block] = recorded.bytes;
   PolicyAccess unit;
   if (ignore_sizes_) {
     unit = recorded;
@@ -182,13 +184,19 @@ void TierSession::arrived(const PolicyAccess& a) {
 bool TierSession::prefetch(BlockId id, Nanoseconds now_ns, std::uint64_t access_index, AccessCounters& c,
                            BlockIndex* block) {
   departures_.clear();
+  // The size: the catalog's, else the block's last recorded access (a
+  // trace without a catalog, or pieces of a granularity the catalog lacks).
   const std::uint32_t pos = catalog_position(id);
-  if (pos == BlockNumbering::kNone) {
-    throw InputError("prefetch: block " + std::to_string(id) + " is not in the catalog of trace '" + meta_.source +
-                     "' (its size is unknown)");
+  const BlockIndex seen = find(id);
+  const ByteCount size = pos != BlockNumbering::kNone         ? meta_.catalog[pos].bytes
+                         : seen != BlockNumbering::kNone ? seen_bytes_[seen]
+                                                              : 0;
+  if (pos == BlockNumbering::kNone && size == 0) {
+    throw InputError("prefetch: block " + std::to_string(id) + " is neither in the catalog of trace '" + meta_.source +
+                     "' nor accessed before (its size is unknown)");
   }
-  if (meta_.catalog[pos].bytes == 0) return false;
-  const ByteCount bytes = ignore_sizes_ ? 1 : meta_.catalog[pos].bytes;
+  if (size == 0) return false;
+  const ByteCount bytes = ignore_sizes_ ? 1 : size;
   const BlockIndex b = number(id);
   if (tier_->state(b) != BlockState::absent || is_pinned(b)) return false;
   PolicyAccess a;

@@ -169,7 +169,8 @@ class TierSession {
   /// A prefetcher asks for catalog block `id` at decision time `now_ns`
   /// during access `access_index` (IPrefetchActions::prefetch). On true
   /// the block is in flight at index *block and the driver copies it.
-  /// Throws InputError when `id` is not in the catalog.
+  /// Its size: the catalog's, else its last recorded access's. Throws
+  /// InputError when `id` is neither in the catalog nor accessed before.
   bool prefetch(BlockId id, Nanoseconds now_ns, std::uint64_t access_index, AccessCounters& c, BlockIndex* block);
   /// A prefetcher evicts idle block `id` (IPrefetchActions::evict); false
   /// when it is not resident, in use, in flight or pinned.
@@ -240,6 +241,7 @@ class TierSession {
   // (FastTier::tag); these are read off the decision path.
   std::vector<BlockId> ids_;
   std::vector<std::uint32_t> catalog_of_;
+  std::vector<ByteCount> seen_bytes_;  ///< bytes of each numbered block's last access (0: none yet)
   std::vector<Nanoseconds> last_access_;
   std::vector<BlockIndex> evicted_;
   std::vector<Departure> departures_;

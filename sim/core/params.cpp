@@ -53,13 +53,15 @@ void validate(std::string_view owner, const ParamSpec& spec, const std::string& 
   } catch (const InputError& e) {
     throw InputError(where + e.what());
   }
-  if (numeric < spec.min || numeric > spec.max) {
+  const double max = param_max(spec);
+  if (numeric < spec.min || numeric > max) {
     const auto bound = [](double x) {
       char text[32];
       std::snprintf(text, sizeof text, "%.10g", x);  // 20000, 1e+09, 0.5: not 20000.000000
       return std::string(text);
     };
-    throw InputError(where + "out of range [" + bound(spec.min) + ", " + bound(spec.max) + "]");
+    throw InputError(where + "out of range [" + bound(spec.min) + ", " + bound(max) + "]" +
+                     (spec.type == ParamType::duration ? " ns" : ""));
   }
 }
 

@@ -14,6 +14,13 @@
 namespace flashsim {
 
 enum class ParamType { integer, real, duration, bytes, bandwidth, text, choice };
+
+/// Largest value of any duration parameter (2^40 ns, 18.3 minutes; applied
+/// on top of each spec's max): sums of durations stay far from 2^63 ns.
+inline constexpr double kMaxDurationParamNs = 1099511627776.0;
+/// Largest latency or gap charged per access (1 s; a PCIe or NVMe round trip
+/// is microseconds): a run of 10^9 accesses cannot overflow its stall sum.
+inline constexpr double kMaxPerAccessDurationNs = 1e9;
 std::string_view to_string(ParamType type);
 
 struct ParamSpec {
@@ -25,6 +32,12 @@ struct ParamSpec {
   double max = 1e300;
   std::vector<std::string> choices;  ///< allowed values for ParamType::choice
 };
+
+/// The largest value `spec` accepts: spec.max, and for a duration at most
+/// kMaxDurationParamNs.
+inline double param_max(const ParamSpec& spec) {
+  return spec.type == ParamType::duration && spec.max > kMaxDurationParamNs ? kMaxDurationParamNs : spec.max;
+}
 
 /// The numeric value of `text` read as `spec.type`, in the type's unit (ns,
 /// bytes, bytes/s, or the number itself); 0 for text and choice parameters.

@@ -23,7 +23,7 @@ ParamSpec spec(std::string name, ParamType type, std::string default_value, std:
 const std::vector<ParamSpec>& LinkSpec::param_specs() {
   static const std::vector<ParamSpec> specs{
       spec("latency", ParamType::duration, "0ns",
-       "fixed cost of each transfer before its bytes flow (DMA set-up, PCIe round trip)", 0, 1e18),
+       "fixed cost of each transfer before its bytes flow (DMA set-up, PCIe round trip)", 0, kMaxPerAccessDurationNs),
       spec("bandwidth", ParamType::bandwidth, "55GB/s",
        "sustained bytes/s; default = H200 pinned H2D, 256 MiB copy (../shared/hw/H200.md)", 1, 1e18),
       spec("sharing", ParamType::choice, "fifo",
@@ -48,7 +48,7 @@ const std::vector<ParamSpec>& TierSpec::param_specs() {
        "bytes the tier holds; ignored for the fast tier (cache.capacity) and the backing tier", 0, 1e18),
       spec("hit_latency", ParamType::duration, "0ns",
        "latency of an access served by this tier (fast tier: a hit; lower tiers: read before the transfer up)", 0,
-       1e18),
+       kMaxPerAccessDurationNs),
       spec("policy", ParamType::text, "lru", "eviction policy of an intermediate tier (PolicyRegistry name)"),
   };
   return specs;
@@ -58,7 +58,7 @@ const std::vector<ParamSpec>& TlbSpec::param_specs() {
   static const std::vector<ParamSpec> specs{
       spec("entries", ParamType::integer, "0", "fully associative LRU entries; 0 = no TLB modelled (at most 2^24)", 0, 16777216),
       spec("page_size", ParamType::bytes, "2MiB", "translation granule (2 MiB: the GPU's large pages)", 1, 1e18),
-      spec("miss_penalty", ParamType::duration, "0ns", "added to an access whose page is not in the TLB", 0, 1e18),
+      spec("miss_penalty", ParamType::duration, "0ns", "added to an access whose page is not in the TLB", 0, kMaxPerAccessDurationNs),
   };
   return specs;
 }
@@ -79,8 +79,8 @@ const std::vector<ParamSpec>& L2Spec::param_specs() {
       spec("associativity", ParamType::integer, "16", "ways per set", 1, 1e6),
       spec("persisting", ParamType::bytes, "0",
        "persisting carve-out, rounded down to whole ways (H200 max 37.5 MiB, ../shared/hw/H200.md)", 0, 1e18),
-      spec("hit_latency", ParamType::duration, "0ns", "added to an address-level access whose sectors all hit", 0, 1e18),
-      spec("miss_latency", ParamType::duration, "0ns", "added when a sector misses (served by HBM)", 0, 1e18),
+      spec("hit_latency", ParamType::duration, "0ns", "added to an address-level access whose sectors all hit", 0, kMaxPerAccessDurationNs),
+      spec("miss_latency", ParamType::duration, "0ns", "added when a sector misses (served by HBM)", 0, kMaxPerAccessDurationNs),
       spec("sampled_sets", ParamType::text, "auto",
            "simulate only this many sets (set sampling); 0 = all; auto = all up to 256 sets, else 256", 0, 1e9),
   };

@@ -1,6 +1,7 @@
 #include "sim/model/block_split.h"
 
 #include "sim/core/errors.h"
+#include "sim/core/memory_limit.h"
 #include "sim/core/unit_parse.h"
 
 namespace flashsim {
@@ -41,7 +42,7 @@ ByteCount seed_block_bytes(const ModelConfig& model) {
 }
 
 ModelBlocks split_into_blocks(const std::vector<WeightTensor>& tensors, const BlockGranularity& granularity,
-                              BlockId first_id) {
+                              BlockId first_id, ByteCount memory_limit_bytes) {
   if (granularity.mode != BlockGranularity::Mode::tensor && granularity.block_bytes == 0) {
     throw InputError("block granularity " + granularity.describe() + " must be more than 0 bytes");
   }
@@ -52,6 +53,13 @@ ModelBlocks split_into_blocks(const std::vector<WeightTensor>& tensors, const Bl
       throw InputError("block granularity " + granularity.describe() + " splits the model into " +
                        std::to_string(blocks) + " blocks, more than the " + std::to_string(kMaxModelBlocks) +
                        " a catalog may hold; use a larger granularity");
+    }
+    if (memory_limit_bytes > 0 && blocks * kCatalogBytesPerBlock > memory_limit_bytes) {
+      throw InputError("granularity: " + granularity.describe() + " splits the model's weights into " +
+                       std::to_string(blocks) + " blocks, a catalog of about " +
+                       gib_text(static_cast<double>(blocks * kCatalogBytesPerBlock)) + " in memory, above the limit of " +
+                       gib_text(static_cast<double>(memory_limit_bytes)) +
+                       "; use a larger granularity or raise the limit (--max-memory SIZE)");
     }
   }
   ModelBlocks out;

@@ -50,14 +50,23 @@ struct ModelBlocks {
 /// ~2 GB of catalog): 256 B blocks fit a T5-base, not a 7 B model.
 inline constexpr ByteCount kMaxModelBlocks = ByteCount{1} << 24;
 
+/// Peak memory per catalog block of a generated workload (the entry, its
+/// name, the operators' block lists): `flashsim workload generate
+/// llama-2-7b -p granularity=4KiB -p requests=1 -p output_tokens=1
+/// -p prompt_tokens=1` peaks at 3.35 GB RSS for 3.3 M blocks (2026-12-02,
+/// the 2-core CI machine): 1.0 KB a block.
+inline constexpr ByteCount kCatalogBytesPerBlock = 1024;
+
 /// Splits `tensors` by `granularity`. Catalog entries: id = first_id + index;
 /// name = tensor name (tensor mode, or a tensor of one block) else
 /// "<tensor name>#<i>"; bytes; layer, kind and segment of the tensor
 /// (kind "expert" for expert tensors, else the tensor's kind); address
 /// range = the tensor's bytes laid out back to back in order, each tensor
 /// starting on a 256 B boundary (cudaMalloc alignment), offsets from 0.
-/// Throws InputError when a fixed/seed granularity has 0 bytes.
+/// Throws InputError when a fixed/seed granularity has 0 bytes, or makes
+/// more than kMaxModelBlocks blocks, or (memory_limit_bytes > 0) blocks
+/// whose catalog (kCatalogBytesPerBlock each) would need more than that.
 ModelBlocks split_into_blocks(const std::vector<WeightTensor>& tensors, const BlockGranularity& granularity,
-                              BlockId first_id = 0);
+                              BlockId first_id = 0, ByteCount memory_limit_bytes = 0);
 
 }  // namespace flashsim

@@ -15,6 +15,19 @@
 
 namespace flashsim {
 
+void check_sweep_memory(const ScenarioDocument& document, ByteCount limit_bytes) {
+  const std::vector<SweepAxis>& axes = document.sweep();
+  if (axes.empty() || limit_bytes == 0) return;
+  std::uint64_t points = 1;
+  for (const SweepAxis& a : axes) points = saturating_mul(points, a.values.size());
+  const std::uint64_t bytes = saturating_mul(points, kRunBytesPerSweepPoint);
+  if (bytes <= limit_bytes) return;
+  throw InputError(axes.front().pos.file + ": sweep: " + std::to_string(points) + " points would hold about " +
+                   gib_text(static_cast<double>(bytes)) + " (" + std::to_string(kRunBytesPerSweepPoint / 1024) +
+                   " KiB a point), above the limit of " + gib_text(static_cast<double>(limit_bytes)) +
+                   "; split the sweep or raise the limit (flashsim run --max-memory SIZE)");
+}
+
 void check_granularity_memory(const Scenario& scenario, const TraceProvider& trace, unsigned concurrent_runs,
                               ByteCount limit_bytes) {
   const ByteCount g = scenario.cache.granularity_bytes;

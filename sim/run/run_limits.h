@@ -10,6 +10,7 @@
 #include "sim/core/units.h"
 #include "sim/run/trace_provider.h"
 #include "sim/scenario/scenario.h"
+#include "sim/scenario/scenario_document.h"
 
 namespace flashsim {
 
@@ -21,6 +22,17 @@ namespace flashsim {
 /// (+62 MB for 4.3 M accesses, 14 B per access); rounded up.
 inline constexpr ByteCount kRunBytesPerBlock = 400;
 inline constexpr ByteCount kRunBytesPerAccess = 16;
+
+/// Memory a sweep point holds from resolution to the end of the run (its
+/// resolved scenario, texts and results): measured by issue 14's attack, a
+/// 20,000-point cache-only sweep peaked at 932 MB (46.6 KB a point);
+/// rounded up.
+inline constexpr ByteCount kRunBytesPerSweepPoint = 48 * 1024;
+
+/// Throws InputError naming the sweep's file when its points (the product
+/// of the axes' lengths, before any is expanded) would need more than
+/// `limit_bytes` at kRunBytesPerSweepPoint each. Nothing with limit 0.
+void check_sweep_memory(const ScenarioDocument& document, ByteCount limit_bytes);
 
 /// Throws InputError naming `scenario.source` and cache.granularity when the
 /// runs of a split trace would need more than `limit_bytes` together

@@ -1,6 +1,7 @@
 #include "sim/run/scenario_runner.h"
 
 #include "sim/run/progress.h"
+#include "sim/run/run_limits.h"
 
 #include <atomic>
 #include <chrono>
@@ -58,6 +59,7 @@ struct Task {
 
 ScenarioResults run_scenario(const ScenarioDocument& document, const RunnerOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
+  check_sweep_memory(document, options.max_memory_bytes);
   const std::vector<SweepPoint> points = document.points();
   std::vector<Scenario> scenarios = resolve_points(document, options.progress, options.progress_terminal);
   for (Scenario& s : scenarios) s.workload.generator_context.memory_limit_bytes = options.max_memory_bytes;

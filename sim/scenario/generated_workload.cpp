@@ -20,7 +20,7 @@ const std::vector<ParamSpec>& generated_workload_specs() {
       {"issue", ParamType::choice, "closed",
        "closed: next access when the previous completes (+compute); timestamp: at the generated ideal time", -1e300,
        1e300, {"closed", "timestamp"}},
-      {"gap", ParamType::duration, "0ns", "closed loop: compute between accesses that carry none", 0, 1e18, {}},
+      {"gap", ParamType::duration, "0ns", "closed loop: compute between accesses that carry none", 0, kMaxPerAccessDurationNs, {}},
   };
   return specs;
 }

@@ -23,7 +23,7 @@ const std::vector<ParamSpec>& profile_specs() {
       {"name", ParamType::text, "", "profile name", -1e300, 1e300, {}},
       {"source", ParamType::text, "", "where the numbers come from (citation)", -1e300, 1e300, {}},
       {"miss_penalty", ParamType::duration, "0ns",
-       "fixed cost of a fast-tier miss before the transfer (seed 000 §2: 142 ns)", 0, 1e18, {}},
+       "fixed cost of a fast-tier miss before the transfer (seed 000 §2: 142 ns)", 0, kMaxPerAccessDurationNs, {}},
   };
   return specs;
 }

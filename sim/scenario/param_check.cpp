@@ -87,9 +87,10 @@ void check_param_value(const ConfigNode& node, std::string_view key, const Param
   } catch (const UnitError& e) {
     throw_at<UnitError>(node.pos, key, std::string(e.what()) + "; expected " + describe_type(spec));
   }
-  if (numeric < spec.min || numeric > spec.max) {
+  if (numeric < spec.min || numeric > param_max(spec)) {
     throw_at(node.pos, key,
-             "value '" + text + "' out of range [" + format_bound(spec.min) + ", " + format_bound(spec.max) + "]");
+             "value '" + text + "' out of range [" + format_bound(spec.min) + ", " + format_bound(param_max(spec)) + "]" +
+                 (spec.type == ParamType::duration ? " ns" : ""));
   }
   // A bare number has a plain reading (ns, B/s) that is rarely what was meant.
   const bool bare = text.find_first_not_of("0123456789.eE+- ") == std::string::npos;

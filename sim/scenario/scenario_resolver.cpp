@@ -52,7 +52,7 @@ const std::vector<ParamSpec>& workload_specs() {
       {"issue", ParamType::choice, "closed",
        "closed: next access when the previous completes (+compute or gap); timestamp: at the recorded time", -1e300,
        1e300, {"closed", "timestamp"}},
-      {"gap", ParamType::duration, "0ns", "closed loop: compute between accesses when the trace records none", 0, 1e18,
+      {"gap", ParamType::duration, "0ns", "closed loop: compute between accesses when the trace records none", 0, kMaxPerAccessDurationNs,
        {}},
       {"host_memory", ParamType::choice, "as_recorded",
        "engine: program: the captured program's host buffers as_recorded, pinned or pageable (a what-if)", -1e300,

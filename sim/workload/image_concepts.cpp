@@ -16,6 +16,21 @@ ImageConcepts::ImageConcepts(const ConceptOptions& options, std::uint64_t seed) 
     throw InputError("image concepts: concept_locality must be in [0, 1]");
   }
   if (!(options.popularity_exponent >= 0.0)) throw InputError("image concepts: concept_zipf must be >= 0");
+  if (double(options.clusters) * options.embedding_dim > kMaxConceptCentreValues) {
+    throw InputError("image concepts: concept_clusters x embedding_dim = " + std::to_string(options.clusters) + " x " +
+                     std::to_string(options.embedding_dim) + " cluster-centre values, more than " +
+                     std::to_string(static_cast<std::uint64_t>(kMaxConceptCentreValues)) +
+                     " (128 MiB of centres); fewer clusters (more than concepts leaves clusters empty)");
+  }
+  // The nearest-neighbour table is an exhaustive scan: concepts^2 x dim
+  // multiply-adds (about 1.5 ns each on one core).
+  const double scan = double(options.concepts) * double(options.concepts) * double(options.embedding_dim);
+  if (scan > kMaxConceptScan) {
+    throw InputError("image concepts: concepts^2 x embedding_dim = " + std::to_string(options.concepts) + "^2 x " +
+                     std::to_string(options.embedding_dim) + " = " + std::to_string(static_cast<std::uint64_t>(scan)) +
+                     " for the neighbour search, more than " + std::to_string(static_cast<std::uint64_t>(kMaxConceptScan)) +
+                     " (about 10 s); fewer concepts or a smaller embedding_dim");
+  }
   Rng rng(derive_seed(seed, 0xc0ce7));
   const std::uint32_t d = options.embedding_dim;
   std::vector<std::vector<double>> centres(options.clusters, std::vector<double>(d));

@@ -27,9 +27,17 @@ struct ConceptOptions {
   std::uint32_t neighbours = 5;       ///< neighbourhood size (the issue's "5 nearest neighbours")
 };
 
+/// Largest concepts^2 x embedding_dim of the exhaustive neighbour search
+/// (20,000 concepts of 16 floats: 6.4e9 multiply-adds, ~10 s on one core).
+inline constexpr double kMaxConceptScan = 6.4e9;
+/// Largest clusters x embedding_dim (2^24 doubles, 128 MiB of centres).
+inline constexpr double kMaxConceptCentreValues = 16777216.0;
+
 class ImageConcepts {
  public:
   /// Throws InputError when concepts == 0, clusters == 0, embedding_dim == 0,
+  /// clusters x embedding_dim > kMaxConceptCentreValues, concepts^2 x
+/// embedding_dim > kMaxConceptScan,
   /// locality outside [0, 1] or an exponent < 0.
   ImageConcepts(const ConceptOptions& options, std::uint64_t seed);
 

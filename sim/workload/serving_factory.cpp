@@ -9,7 +9,8 @@ std::unique_ptr<ServingWorkload> make_serving_workload(const ModelConfig& model,
                                                        BlockId first_id) {
   const BlockGranularity g = BlockGranularity::parse(granularity, model);
   auto built = std::make_shared<const WorkloadModel>(
-      build_workload_model(model, g, first_id, compute, options.concurrency, options.prompt_tokens));
+      build_workload_model(model, g, first_id, compute, options.concurrency, options.prompt_tokens,
+                           options.memory_limit_bytes));
   return std::make_unique<ServingWorkload>(std::move(built), std::move(options), compute);
 }
 

@@ -54,8 +54,8 @@ std::vector<ParamSpec> serving_param_specs(const std::string& prefill_default) {
       spec("transition_file", ParamType::text, "", "markov routing: CSV n×n row-stochastic expert transition matrix"),
       spec("noise", ParamType::real, "0.1", "markov routing: share of next experts drawn uniformly", 0, 1),
       spec("concepts", ParamType::integer, "64",
-           "multimodal: distinct image concepts (at most 20,000: nearest neighbours are found by an exhaustive "
-           "O(concepts^2) scan, ~4 s at the limit)",
+           "multimodal: distinct image concepts (concepts^2 x embedding_dim at most 6.4e9: nearest neighbours "
+           "are found by an exhaustive scan, ~4-10 s at the limit)",
            1, 20000),
       spec("concept_clusters", ParamType::integer, "8", "multimodal: clusters the concept embeddings form", 1, 1e6),
       spec("concept_zipf", ParamType::real, "1.0", "multimodal: Zipf exponent of concept popularity", 0, 100),

@@ -5,6 +5,7 @@
 #include "sim/core/errors.h"
 #include "sim/core/memory_limit.h"
 #include "sim/core/saturating.h"
+#include "sim/model/block_split.h"
 #include "sim/model/roofline.h"
 
 namespace flashsim {
@@ -78,11 +79,6 @@ namespace {
 using Plan = ServingWorkload::Plan;
 
 ByteCount dtype_bytes(const DType& d, std::uint64_t elements) { return d.tensor_bytes(elements); }
-
-/// Memory of one catalog entry with its name strings: peak RSS of
-/// `flashsim workload generate llama-2-7b -p requests=1000` and 2000
-/// (209 MB / 366 MB for 328 K / 650 K blocks: 487-490 B a block), rounded up.
-constexpr ByteCount kCatalogBytesPerBlock = 500;
 
 /// Throws InputError before the per-request catalog (a name per KV page of
 /// every request) is built when it would not fit options.memory_limit_bytes.

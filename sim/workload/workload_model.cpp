@@ -19,13 +19,14 @@ OperatorPass pass_of(const OperatorNode& op) {
 }  // namespace
 
 WorkloadModel build_workload_model(const ModelConfig& config, const BlockGranularity& granularity, BlockId first_id,
-                                   const ComputeSpec& compute, std::uint64_t batch, std::uint64_t context_tokens) {
+                                   const ComputeSpec& compute, std::uint64_t batch, std::uint64_t context_tokens,
+                                   ByteCount memory_limit_bytes) {
   WorkloadModel m;
   m.config = config;
   m.granularity = granularity;
   m.first_id = first_id;
   const std::vector<WeightTensor> tensors = weight_tensors(config);
-  m.blocks = split_into_blocks(tensors, granularity, first_id);
+  m.blocks = split_into_blocks(tensors, granularity, first_id, memory_limit_bytes);
   const OperatorGraph graph = build_operator_graph(config, m.blocks);
   for (OperatorVertex v : topological_order(graph)) m.operators.push_back(graph[v]);
   m.entries = per_token_order(graph);

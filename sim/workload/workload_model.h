@@ -44,8 +44,10 @@ struct WorkloadModel {
 /// Builds the model's blocks, graph and operator order. `entries`' compute_ns
 /// is the roofline time of a decode step of `batch` tokens at
 /// `context_tokens` (fill_compute_ns). Throws what the model code throws.
+/// `memory_limit_bytes` > 0 bounds the weight catalog (split_into_blocks).
 WorkloadModel build_workload_model(const ModelConfig& config, const BlockGranularity& granularity, BlockId first_id,
-                                   const ComputeSpec& compute, std::uint64_t batch, std::uint64_t context_tokens);
+                                   const ComputeSpec& compute, std::uint64_t batch, std::uint64_t context_tokens,
+                                   ByteCount memory_limit_bytes = 0);
 
 /// The model a workload names: a path to a config.json (relative to
 /// context.base_dir; anything ending in .json or containing '/'), else a

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "sim/core/errors.h"
+#include "sim/engine/hardware_profile.h"
 #include "sim/engine/l2_model.h"
 #include "sim/model/roofline.h"
 #include "sim/prefetch/i_prefetcher.h"
@@ -35,6 +36,7 @@
 #include "traces/record_validator.h"
 #include "traces/trace_formats.h"
 #include "traces/trace_source.h"
+#include "sim/workload/image_concepts.h"
 #include "sim/workload/workload_io.h"
 
 namespace flashsim {
@@ -446,6 +448,74 @@ TEST(Hardening, AComputeTimeOrTimestampNearTheInt64LimitIsRefusedAtItsRecord) {
   EXPECT_EQ(v.check(r), "");
   r.time_ns = std::numeric_limits<Nanoseconds>::max();
   EXPECT_THAT(v.check(r), HasSubstr("beyond ±2^62 ns"));
+}
+
+TEST(Hardening, AFineWeightGranularityIsRefusedBeforeTheCatalogIsBuilt) {
+  // The new user's attack: llama-2-7b at 1 KiB weight blocks (13 M blocks)
+  // ended in bad_alloc; --max-memory was checked only after the weights.
+  test::TempDir dir;
+  test::write_file(dir / "m.json", R"({"model_type":"llama","hidden_size":64,"intermediate_size":128,
+    "num_hidden_layers":2,"num_attention_heads":4,"num_key_value_heads":2,"vocab_size":256,"torch_dtype":"float16"})");
+  WorkloadContext context;
+  context.base_dir = dir.path();
+  context.memory_limit_bytes = 1'000'000;
+  const std::string e = test::error_of<InputError>(
+      [&] { make_workload("serving", {{"model", "m.json"}, {"granularity", "1B"}, {"requests", "1"}}, context); });
+  EXPECT_THAT(e, HasSubstr("granularity: 1 B splits the model's weights into"));
+  EXPECT_THAT(e, HasSubstr("--max-memory"));
+}
+
+TEST(Hardening, ConceptNeighbourSearchAndClustersAreBoundedUpFront) {
+  ConceptOptions o;
+  o.concepts = 20000;
+  o.embedding_dim = 4096;  // 1.6e12 multiply-adds: ~17 minutes
+  EXPECT_THAT(test::error_of<InputError>([&] { ImageConcepts c(o, 1); }),
+              HasSubstr("concepts^2 x embedding_dim = 20000^2 x 4096 = 1638400000000"));
+  o.embedding_dim = 4096;
+  o.concepts = 64;
+  o.clusters = 1000000;  // 1e6 centres of 4096 doubles: 32 GB
+  EXPECT_THAT(test::error_of<InputError>([&] { ImageConcepts c(o, 1); }),
+              HasSubstr("concept_clusters x embedding_dim = 1000000 x 4096 cluster-centre values, more than 16777216"));
+}
+
+TEST(Hardening, PerAccessLatenciesAndAllDurationsAreBounded) {
+  // 1e18 ns latencies wrapped stall_ns negative with exit 0.
+  EXPECT_THAT(test::error_of<InputError>(
+                  [] { ParamValues::resolve("link", LinkSpec::param_specs(), {{"latency", "1e18ns"}}); }),
+              HasSubstr("out of range [0, 1000000000] ns"));
+  EXPECT_NO_THROW(ParamValues::resolve("link", LinkSpec::param_specs(), {{"latency", "1s"}}));
+  const std::string text = "name: w\nworkload: {trace: builtin:llama-2048x22}\ncache: {capacity: 1GiB}\n"
+                           "policies: [lru]\noutputs: {window: 1e18ns}\n";
+  EXPECT_THAT(test::error_of<InputError>(
+                  [&] { ScenarioDocument::from_text(text, "w.yaml", ".").resolve(SweepPoint{}); }),
+              HasSubstr("out of range [0, 1.09951e+12] ns"));
+}
+
+TEST(Hardening, MarkovBlockStatesOverPiecesOfAGranularityArePrefetched) {
+  // Pieces a trace without a catalog splits into were "not in the catalog";
+  // a prefetched block's size is now its last recorded access's.
+  test::TempDir dir;
+  std::string csv = "time_ns,block_id,bytes\n";
+  for (int i = 0; i < 40; ++i) csv += std::to_string(i) + "," + std::to_string(i % 3) + "," + (i % 3 ? "2000" : "1500") + "\n";
+  test::write_file(dir / "t.csv", csv);
+  const std::string text = "name: m\nworkload: {trace: t.csv}\ncache: {capacity: 50%, granularity: 1000B}\n"
+                           "policies: [{impl: lru, prefetch: [{impl: markov, state: block, threshold: 0, refresh: 1}]}]\n";
+  RunnerOptions o;
+  o.jobs = 1;
+  const auto r = run_scenario(ScenarioDocument::from_text(text, "m.yaml", dir.path()), o);
+  EXPECT_GT(r.runs.at(0).result.metrics.total.prefetches, 0u);
+}
+
+TEST(Hardening, ASweepTooLargeForMemoryIsRefusedBeforeItIsExpanded) {
+  std::string values = "[";
+  for (int i = 0; i < 1000; ++i) values += (i ? ", " : "") + std::to_string(i + 1) + "MiB";
+  values += "]";
+  const std::string text = "name: s\nworkload: {trace: builtin:llama-2048x22}\ncache: {capacity: 1GiB}\npolicies: [lru]\n"
+                           "sweep:\n  cache.capacity: " + values + "\n  seed: " + values + "\n";
+  RunnerOptions o;
+  o.max_memory_bytes = std::uint64_t{1} << 30;
+  EXPECT_THAT(test::error_of<InputError>([&] { run_scenario(ScenarioDocument::from_text(text, "s.yaml", "."), o); }),
+              HasSubstr("s.yaml: sweep: 1000000 points would hold about 45.78 GiB (48 KiB a point)"));
 }
 
 // --- messages ---
