@@ -471,7 +471,6 @@ TEST(Hardening, ConceptNeighbourSearchAndClustersAreBoundedUpFront) {
   o.embedding_dim = 4096;  // 1.6e12 multiply-adds: ~17 minutes
   EXPECT_THAT(test::error_of<InputError>([&] { ImageConcepts c(o, 1); }),
               HasSubstr("concepts^2 x embedding_dim = 20000^2 x 4096 = 1638400000000"));
-  o.embedding_dim = 4096;
   o.concepts = 64;
   o.clusters = 1000000;  // 1e6 centres of 4096 doubles: 32 GB
   EXPECT_THAT(test::error_of<InputError>([&] { ImageConcepts c(o, 1); }),
