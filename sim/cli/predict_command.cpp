@@ -5,6 +5,7 @@
 // kept resident (static placement, accelerate's device_map).
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <filesystem>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -64,6 +65,9 @@ int predict_command(int argc, char** argv) {
   app.add_option("--skip-steps", skip, "steps left out of the median (warm-up)")->capture_default_str();
   app.add_option("--json", json_out, "also write the prediction as JSON");
   if (!parse_command_line(app, argc, argv)) return 0;
+  if (std::error_code ec; !json_out.empty() && std::filesystem::is_directory(json_out, ec)) {
+    throw InputError("--json: " + json_out + " is a directory, not a file");  // said before the prediction, not after
+  }
   if (skip < 0) throw InputError("--skip-steps: expected a count >= 0");
 
   const HardwareProfile hw = load_hardware_profile(hardware);

@@ -90,6 +90,7 @@ int run_command(int argc, char** argv) {
   app.add_flag("--no-progress", no_progress,
                "no progress on stderr (on a terminal one line rewritten in place; elsewhere a line every 10 s)");
   if (!parse_command_line(app, argc, argv)) return 0;
+  if (app.count("--out") > 0 && out.empty()) throw InputError("--out: an empty path (leave --out out for the default)");
   if (jobs < 0 || jobs > 4096) throw InputError("--jobs " + std::to_string(jobs) + ": expected 0 (one per core) to 4096");
 
   std::vector<Override> overrides;

@@ -573,6 +573,14 @@ TEST(Hardening, CommandLineValuesAreRefusedNamingTheirOption) {
   o = test::run_flashsim(dir.path(), "predict " + trace + " --resident-first lots");
   EXPECT_EQ(o.code, 2) << o.err;
   EXPECT_THAT(o.err, HasSubstr("--resident-first: "));
+  std::filesystem::create_directory(dir / "j");
+  o = test::run_flashsim(dir.path(), "predict " + trace + " --json j");
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("--json: j is a directory, not a file"));
+  EXPECT_EQ(o.out, "");  // refused before the prediction ran
+  o = test::run_flashsim(dir.path(), "run --out ''");
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_THAT(o.err, HasSubstr("--out: an empty path"));
 }
 #endif
 
