@@ -409,13 +409,20 @@ TEST(Hardening, ALookaheadDeeperThanTheCycleWalksTheCycleOnce) {
   EXPECT_EQ(deep.hits, cycle.hits);
 }
 
-TEST(Hardening, AGeneratedCatalogAboveTheMemoryLimitIsRefusedBeforeItIsBuilt) {
-  test::TempDir dir;
+/// A two-layer Llama-shaped config.json in `dir` and a context that finds
+/// it, with a memory limit.
+WorkloadContext tiny_model_context(const test::TempDir& dir, ByteCount memory_limit_bytes) {
   test::write_file(dir / "m.json", R"({"model_type":"llama","hidden_size":64,"intermediate_size":128,
     "num_hidden_layers":2,"num_attention_heads":4,"num_key_value_heads":2,"vocab_size":256,"torch_dtype":"float16"})");
   WorkloadContext context;
   context.base_dir = dir.path();
-  context.memory_limit_bytes = 1'000'000;
+  context.memory_limit_bytes = memory_limit_bytes;
+  return context;
+}
+
+TEST(Hardening, AGeneratedCatalogAboveTheMemoryLimitIsRefusedBeforeItIsBuilt) {
+  test::TempDir dir;
+  WorkloadContext context = tiny_model_context(dir, 1'000'000);
   // 10^7 requests x (input + logits + 2 layers x ceil(35 KV tokens / 16) pages = 8 blocks).
   const std::map<std::string, std::string> params = {{"model", "m.json"}, {"requests", "10000000"},
                                                      {"prompt_tokens", "4"}, {"output_tokens", "32"}};
@@ -454,11 +461,7 @@ TEST(Hardening, AFineWeightGranularityIsRefusedBeforeTheCatalogIsBuilt) {
   // The new user's attack: llama-2-7b at 1 KiB weight blocks (13 M blocks)
   // ended in bad_alloc; --max-memory was checked only after the weights.
   test::TempDir dir;
-  test::write_file(dir / "m.json", R"({"model_type":"llama","hidden_size":64,"intermediate_size":128,
-    "num_hidden_layers":2,"num_attention_heads":4,"num_key_value_heads":2,"vocab_size":256,"torch_dtype":"float16"})");
-  WorkloadContext context;
-  context.base_dir = dir.path();
-  context.memory_limit_bytes = 1'000'000;
+  WorkloadContext context = tiny_model_context(dir, 1'000'000);
   const std::string e = test::error_of<InputError>(
       [&] { make_workload("serving", {{"model", "m.json"}, {"granularity", "1B"}, {"requests", "1"}}, context); });
   EXPECT_THAT(e, HasSubstr("granularity: 1 B splits the model's weights into"));

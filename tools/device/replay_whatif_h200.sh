@@ -7,10 +7,7 @@
 set -u
 start=$(date +%s)
 out="${OUT:?OUT must name the folder that comes back}"
-cmake -S . -B build-dev -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$out/build.log" 2>&1 &&
-  cmake --build build-dev -j16 --target flashsim >> "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
-echo "build: $(( $(date +%s) - start )) s"
-git rev-parse HEAD > "$out/commit.txt" 2>/dev/null
+. tools/device/build_dev.sh flashsim
 fs=build-dev/bin/flashsim
 s=validate/programs/scenarios/replay_runahead8.yaml
 mkdir -p "$out/w"
