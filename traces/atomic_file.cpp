@@ -141,6 +141,16 @@ void remove_temp_files_on_signals() {
 }
 
 AtomicFile::AtomicFile(std::filesystem::path target) : target_(std::move(target)) {
+  // The rename would replace whatever is there: as root, `--json /dev/null`
+  // turned /dev/null into a regular file. Only a regular file (or nothing) may be replaced.
+  std::error_code ec;
+  const auto status = std::filesystem::status(target_, ec);
+  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    throw InputError(target_.string() + ": exists and is not a regular file (" +
+                     (std::filesystem::is_directory(status) ? std::string("a directory")
+                                                            : std::string("a device, FIFO or socket")) +
+                     "): refusing to replace it");
+  }
   std::string pattern = target_.string() + ".tmp-" + std::to_string(::getpid()) + "-XXXXXX";
   const int fd = mkstemp(pattern.data());
   if (fd < 0) {

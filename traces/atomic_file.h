@@ -13,7 +13,9 @@ namespace flashsim {
 class AtomicFile {
  public:
   /// Creates an empty, uniquely named temp file beside `target`.
-  /// Throws Error naming the directory if it cannot.
+  /// Throws Error naming the directory if it cannot, and InputError when
+  /// `target` exists and is not a regular file (a device such as /dev/null,
+  /// a FIFO, a folder): the final rename would replace it.
   explicit AtomicFile(std::filesystem::path target);
   ~AtomicFile();  ///< removes the temp file unless commit() succeeded
   AtomicFile(const AtomicFile&) = delete;

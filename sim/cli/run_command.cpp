@@ -15,6 +15,7 @@
 #include "sim/core/unit_parse.h"
 #include "sim/results/results_table.h"
 #include "sim/results/results_writer.h"
+#include "sim/run/run_limits.h"
 #include "sim/run/scenario_runner.h"
 
 
@@ -102,8 +103,12 @@ int run_command(int argc, char** argv) {
   for (const auto& f : files) documents.push_back(ScenarioDocument::from_file(f, overrides));
   if (max_points < 1) throw InputError("--max-points " + std::to_string(max_points) + ": expected at least 1");
   for (auto& document : documents) document.set_max_points(max_points);
+  const ByteCount max_memory_bytes =
+      max_memory.empty() ? default_memory_limit_bytes()
+                         : effective_memory_limit(parse_option("--max-memory", max_memory, parse_bytes));
+  for (const auto& document : documents) check_sweep_memory(document, max_memory_bytes);  // before any point is built
   for (const auto& document : documents) {
-    for (const auto& p : document.points()) (void)document.resolve(p);
+    (void)resolve_points(document, no_progress ? nullptr : &std::cerr, isatty(STDERR_FILENO) != 0);
   }
 
   if (print_scenario) {
@@ -119,7 +124,7 @@ int run_command(int argc, char** argv) {
 
   RunnerOptions options;
   options.jobs = static_cast<unsigned>(jobs);
-  if (!max_memory.empty()) options.max_memory_bytes = parse_option("--max-memory", max_memory, parse_bytes);
+  options.max_memory_bytes = max_memory_bytes;
   if (!no_progress) {
     options.progress = &std::cerr;
     options.progress_terminal = isatty(STDERR_FILENO) != 0;

@@ -75,7 +75,8 @@ int generate(const std::vector<std::string>& args) {
       ->check(CLI::Range(0, 9));
   if (!parse_command_line(app, args)) return 0;
   const ByteCount memory_limit_bytes =
-      max_memory.empty() ? default_memory_limit_bytes() : parse_option("--max-memory", max_memory, parse_bytes);
+      max_memory.empty() ? default_memory_limit_bytes()
+                         : effective_memory_limit(parse_option("--max-memory", max_memory, parse_bytes));
 
   std::unique_ptr<IWorkloadGenerator> workload;
   if (is_scenario_file(input)) {

@@ -35,6 +35,11 @@ ByteCount default_memory_limit_bytes() {
   return static_cast<ByteCount>(static_cast<double>(available_memory_bytes()) * 0.8);
 }
 
+ByteCount effective_memory_limit(ByteCount requested_bytes) {
+  const ByteCount available = available_memory_bytes();
+  return available > 0 && requested_bytes > available ? available : requested_bytes;
+}
+
 std::string gib_text(double bytes) {
   char text[64];
   std::snprintf(text, sizeof text, "%.2f GiB", bytes / static_cast<double>(1ull << 30));

@@ -17,6 +17,10 @@ ByteCount available_memory_bytes();
 /// and the results); 0 if unknown (then the checks are off).
 ByteCount default_memory_limit_bytes();
 
+/// A limit the user asked for (--max-memory), capped at what the process
+/// can get: a larger one would let an estimate pass that cannot be met.
+ByteCount effective_memory_limit(ByteCount requested_bytes);
+
 /// "12.34 GiB": a byte count for messages, two decimals.
 std::string gib_text(double bytes);
 

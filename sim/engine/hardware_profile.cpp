@@ -25,7 +25,9 @@ const std::vector<ParamSpec>& LinkSpec::param_specs() {
       spec("latency", ParamType::duration, "0ns",
        "fixed cost of each transfer before its bytes flow (DMA set-up, PCIe round trip)", 0, kMaxPerAccessDurationNs),
       spec("bandwidth", ParamType::bandwidth, "55GB/s",
-       "sustained bytes/s; default = H200 pinned H2D, 256 MiB copy (../shared/hw/H200.md)", 1, 1e18),
+       "sustained bytes/s, at least 1 MB/s (below any real link; slower ones made transfer times overflow); "
+       "default = H200 pinned H2D, 256 MiB copy (../shared/hw/H200.md)",
+       1e6, 1e18),
       spec("sharing", ParamType::choice, "fifo",
        "fifo: one transfer at a time in request order; fair: processor sharing among concurrent transfers",
        -1e300, 1e300, {"fifo", "fair"}),

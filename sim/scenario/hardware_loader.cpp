@@ -1,6 +1,11 @@
 #include "sim/scenario/hardware_loader.h"
 
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <string>
 #include <system_error>
+#include <tuple>
 
 #include "sim/policy/i_eviction_policy.h"
 #include "sim/core/unit_parse.h"
@@ -54,6 +59,26 @@ ConfigNode flatten(ConfigNode tree, const std::filesystem::path& dir, int depth)
   return tree;
 }
 
+/// A profile file parsed once per process (and again when its size or time
+/// changes): every point of a sweep resolves its hardware, and YAML parsing
+/// was most of a point's milliseconds.
+ConfigNode parse_profile_file(const std::filesystem::path& path) {
+  static std::mutex mutex;
+  static std::map<std::tuple<std::string, std::uintmax_t, std::filesystem::file_time_type::rep>, ConfigNode> parsed;
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  const auto mtime = std::filesystem::last_write_time(path, ec).time_since_epoch().count();
+  if (ec) return parse_yaml_file(path);
+  const auto key = std::make_tuple(path.string(), size, mtime);
+  {
+    std::lock_guard lock(mutex);
+    if (auto it = parsed.find(key); it != parsed.end()) return it->second;
+  }
+  ConfigNode tree = parse_yaml_file(path);
+  std::lock_guard lock(mutex);
+  return parsed.emplace(key, std::move(tree)).first->second;
+}
+
 ConfigNode load_tree(std::string_view ref_view, const std::filesystem::path& base_dir, const SourcePos& pos, int depth) {
   const std::string ref(ref_view);
   if (depth > kMaxProfileDepth) throw_at(pos, "hardware.profile", "profiles inherit too deeply (a cycle?) at '" + ref + "'");
@@ -72,7 +97,7 @@ ConfigNode load_tree(std::string_view ref_view, const std::filesystem::path& bas
       if (as_path.extension() != ".yaml") candidates.push_back(repo / (as_path.filename().string() + ".yaml"));
     }
     for (const auto& c : candidates) {
-      if (is_file(c)) return flatten(parse_yaml_file(c), c.parent_path(), depth);
+      if (is_file(c)) return flatten(parse_profile_file(c), c.parent_path(), depth);
     }
   }
   std::string embedded_name = std::filesystem::path(name).filename().string();

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <chrono>
@@ -341,6 +342,17 @@ TEST(Hardening, AFolderNamedLikeACsvTraceOrCatalogIsNamedAsAFolder) {
 
 // --- leftovers ---
 
+TEST(Hardening, AnOutputThatIsADeviceOrAFifoIsNotReplaced) {
+  // As root, `predict --json /dev/full` renamed its temp file over the device.
+  test::TempDir dir;
+  ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0600), 0);
+  EXPECT_THAT(test::error_of<InputError>([&] { AtomicFile f(dir / "fifo"); }),
+              HasSubstr("fifo: exists and is not a regular file (a device, FIFO or socket): refusing to replace it"));
+  EXPECT_TRUE(std::filesystem::is_fifo(dir / "fifo"));
+  test::write_file(dir / "plain", "x");
+  EXPECT_NO_THROW(AtomicFile(dir / "plain"));
+}
+
 TEST(Hardening, TempFilesOfDeadProcessesAreRemovedAndOthersKept) {
   test::TempDir dir;
   // pid 1 is alive; a pid above pid_max (4194304 on Linux) is not.
@@ -486,6 +498,10 @@ TEST(Hardening, PerAccessLatenciesAndAllDurationsAreBounded) {
                   [] { ParamValues::resolve("link", LinkSpec::param_specs(), {{"latency", "1e18ns"}}); }),
               HasSubstr("out of range [0, 1000000000] ns"));
   EXPECT_NO_THROW(ParamValues::resolve("link", LinkSpec::param_specs(), {{"latency", "1s"}}));
+  // 1 B/s made one 4 GiB transfer 4.3e18 ns: stall_ns saturated, latencies wrong.
+  EXPECT_THAT(test::error_of<InputError>(
+                  [] { ParamValues::resolve("link", LinkSpec::param_specs(), {{"bandwidth", "1B/s"}}); }),
+              HasSubstr("out of range [1000000, 1e+18]"));
   const std::string text = "name: w\nworkload: {trace: builtin:llama-2048x22}\ncache: {capacity: 1GiB}\n"
                            "policies: [lru]\noutputs: {window: 1e18ns}\n";
   EXPECT_THAT(test::error_of<InputError>(
