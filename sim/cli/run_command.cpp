@@ -48,13 +48,13 @@ std::vector<std::string> expand_scenarios(const std::vector<std::string>& args) 
 }
 
 // Runs one scenario document and writes its results into `dir`.
-void run_document(const ScenarioDocument& document, const std::string& out, bool several,
-                  const RunnerOptions& options) {
+void run_document(const ScenarioDocument& document, std::vector<Scenario> resolved, const std::string& out,
+                  bool several, const RunnerOptions& options) {
   // The results folder is checked before the simulation, not after it.
-  const Scenario first = document.resolve(document.points().front());
+  const Scenario& first = resolved.front();
   const std::string dir = out.empty() ? first.outputs.dir : several ? out + "/" + first.name : out;
   OutputDir output(dir);
-  const ScenarioResults results = run_scenario(document, options);
+  const ScenarioResults results = run_scenario(document, std::move(resolved), options);
   print_results_tables(std::cout, results);
   const ResultsPaths paths = write_results(dir, results);
   output.keep();
@@ -107,16 +107,17 @@ int run_command(int argc, char** argv) {
       max_memory.empty() ? default_memory_limit_bytes()
                          : effective_memory_limit(parse_option("--max-memory", max_memory, parse_bytes));
   for (const auto& document : documents) check_sweep_memory(document, max_memory_bytes);  // before any point is built
+  std::vector<std::vector<Scenario>> resolved;  // every point of every file, before anything runs
   for (const auto& document : documents) {
-    (void)resolve_points(document, no_progress ? nullptr : &std::cerr, isatty(STDERR_FILENO) != 0);
+    resolved.push_back(resolve_points(document, no_progress ? nullptr : &std::cerr, isatty(STDERR_FILENO) != 0));
   }
 
   if (print_scenario) {
-    for (const auto& document : documents) {
-      const auto points = document.points();
+    for (std::size_t k = 0; k < documents.size(); ++k) {
+      const auto points = documents[k].points();
       for (const auto& p : points) {
         if (points.size() > 1) std::cout << "# point " << (p.index + 1) << "/" << points.size() << ": " << p.label() << "\n";
-        std::cout << "---\n" << to_yaml_text(document.resolve(p).resolved);
+        std::cout << "---\n" << to_yaml_text(resolved[k][p.index].resolved);
       }
     }
     return 0;
@@ -132,7 +133,7 @@ int run_command(int argc, char** argv) {
   if (files.empty()) std::cout << "flashsim run: no scenario given; running the embedded default scenario\n";
   for (std::size_t k = 0; k < documents.size(); ++k) {
     if (documents.size() > 1) std::cout << (k ? "\n" : "") << "== " << files[k] << "\n";
-    run_document(documents[k], out, documents.size() > 1, options);
+    run_document(documents[k], std::move(resolved[k]), out, documents.size() > 1, options);
   }
   return 0;
 }

@@ -54,14 +54,17 @@ struct Task {
   std::size_t policy = 0;
 };
 
-
 }  // namespace
 
 ScenarioResults run_scenario(const ScenarioDocument& document, const RunnerOptions& options) {
-  const auto wall_start = std::chrono::steady_clock::now();
   check_sweep_memory(document, options.max_memory_bytes);
+  return run_scenario(document, resolve_points(document, options.progress, options.progress_terminal), options);
+}
+
+ScenarioResults run_scenario(const ScenarioDocument& document, std::vector<Scenario> scenarios,
+                             const RunnerOptions& options) {
+  const auto wall_start = std::chrono::steady_clock::now();
   const std::vector<SweepPoint> points = document.points();
-  std::vector<Scenario> scenarios = resolve_points(document, options.progress, options.progress_terminal);
   for (Scenario& s : scenarios) s.workload.generator_context.memory_limit_bytes = options.max_memory_bytes;
 
   ScenarioResults results;

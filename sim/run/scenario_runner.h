@@ -41,4 +41,10 @@ std::vector<Scenario> resolve_points(const ScenarioDocument& document, std::ostr
 /// run order) after stopping the others; InputError for bad input.
 ScenarioResults run_scenario(const ScenarioDocument& document, const RunnerOptions& options = {});
 
+/// The same with the points already resolved (`resolved` =
+/// resolve_points(document), as the CLI does for every document before
+/// running any): not resolved twice.
+ScenarioResults run_scenario(const ScenarioDocument& document, std::vector<Scenario> resolved,
+                             const RunnerOptions& options);
+
 }  // namespace flashsim
