@@ -11,6 +11,7 @@
 #include "sim/engine/execution_spec.h"
 #include "sim/engine/hardware_profile.h"
 #include "sim/engine/program_executor.h"
+#include "sim/engine/program_prefetch.h"
 #include "traces/access_record.h"
 #include "traces/program.h"
 
@@ -475,6 +476,50 @@ TEST(ProgramExecutor, CopyCurveInterpolatesAndExtendsItsEndSegments) {
   EXPECT_THROW(make_copy_curve({{1000, 2000}, {2000, 1000}}, "falling"), InputError);
   EXPECT_THROW(make_copy_curve({{256.5, 2000}, {2000, 3000}}, "fractional bytes"), InputError);
   EXPECT_THROW(make_copy_curve({{256, 1e30}, {2000, 3e30}}, "huge"), InputError);
+}
+
+
+// --- the prefetch what-if (sim/engine/program_prefetch.h) ---
+
+namespace prefetch_case {
+
+// step; H2D A (16 MB pinned, async) at 100..200; kernel 1 ms at 300..400;
+// H2D B at 500..600; kernel at 700..800; stream sync 900..950; step at 1000.
+// All on stream 0. Copies take 1000 + 16e6 B / 16 GB/s = 1,001,000 ns.
+Program serial() {
+  return program({step(0), copy(100, 200, 0, CopyDirection::h2d, 16'000'000, HostMemory::pinned),
+                  kernel(300, 400, 0, 1'000'000), copy(500, 600, 0, CopyDirection::h2d, 16'000'000, HostMemory::pinned),
+                  kernel(700, 800, 0, 1'000'000), op(ProgramOpKind::stream_sync, 900, 950, 0), step(1000)},
+                 1, 1);
+}
+
+}  // namespace prefetch_case
+
+TEST(ProgramPrefetch, CopiesMoveToACopyStreamAndTheStepShrinksByHand) {
+  const Program p = prefetch_case::serial();
+  ExecutorOptions o;  // calibrated host time with zero API costs: only the recorded gaps (100, 50) count
+  const ProgramPrediction before = run_program(meta_of(p), {}, hardware(), o);
+  // A 100..1,001,100; k1 ..2,001,100; B ..3,002,100; k2 ..4,002,100; sync at
+  // 500 returns then, + 50 gap = 4,002,150.
+  EXPECT_EQ(before.step_durations(0), (std::vector<Nanoseconds>{4'002'150}));
+
+  const Program q = with_prefetch(p, 1);
+  EXPECT_EQ(check_program(q, 0), "");
+  ASSERT_EQ(q.ops.size(), 11u);  // + 2 event records + 2 stream waits
+  EXPECT_EQ(q.stream_count, 2u);
+  EXPECT_EQ(q.event_count, 2u);
+  EXPECT_EQ(q.ops[1].kind, ProgramOpKind::copy);
+  EXPECT_EQ(q.ops[1].stream, 1u);
+  EXPECT_EQ(q.ops[3].kind, ProgramOpKind::copy);  // B issued at A's place
+  EXPECT_EQ(q.ops[3].host_start_ns, 100);
+  const ProgramPrediction after = run_program(meta_of(q), {}, hardware(), o);
+  // A 100..1,001,100 and B behind it on the copy engine ..2,002,100; k1 waits
+  // for A: 1,001,100..2,001,100; k2 waits for B: 2,002,100..3,002,100; + 50.
+  EXPECT_EQ(after.step_durations(0), (std::vector<Nanoseconds>{3'002'150}));
+  // Distance 0 gives the same here: B no longer queues behind k1 on stream 0.
+  EXPECT_EQ(run_program(meta_of(with_prefetch(p, 0)), {}, hardware(), o).step_durations(0),
+            (std::vector<Nanoseconds>{3'002'150}));
+  EXPECT_THROW(with_prefetch(p, 5000), InputError);
 }
 
 }  // namespace

@@ -42,6 +42,11 @@ std::string LaunchResult::describe() const {
 LaunchResult run_with_capture(const std::vector<std::string>& command, const std::filesystem::path& library,
                               const std::filesystem::path& raw_dir) {
   if (command.empty()) throw InputError("no command to capture (give it after --)");
+  return run_command(command, {"CUDA_INJECTION64_PATH=" + library.string(), "FLASHSIM_CAPTURE_DIR=" + raw_dir.string()});
+}
+
+LaunchResult run_command(const std::vector<std::string>& command, const std::vector<std::string>& extra_env) {
+  if (command.empty()) throw InputError("no command to run (give it after --)");
   // Everything the child needs is prepared before fork: it only execs.
   std::vector<std::string> env_text;
   for (char** e = environ; *e != nullptr; ++e) {
@@ -49,8 +54,7 @@ LaunchResult run_with_capture(const std::vector<std::string>& command, const std
     if (v.starts_with("CUDA_INJECTION64_PATH=") || v.starts_with("FLASHSIM_CAPTURE_DIR=")) continue;
     env_text.emplace_back(v);
   }
-  env_text.push_back("CUDA_INJECTION64_PATH=" + library.string());
-  env_text.push_back("FLASHSIM_CAPTURE_DIR=" + raw_dir.string());
+  env_text.insert(env_text.end(), extra_env.begin(), extra_env.end());
   std::vector<char*> envp, argv;
   for (auto& s : env_text) envp.push_back(s.data());
   envp.push_back(nullptr);

@@ -36,4 +36,11 @@ struct LaunchResult {
 LaunchResult run_with_capture(const std::vector<std::string>& command, const std::filesystem::path& library,
                               const std::filesystem::path& raw_dir);
 
+/// Runs `command` as run_with_capture does (same signal handling and
+/// result), with the environment less any capture variables plus
+/// `extra_env` ("KEY=VALUE" each): a program under another tool (ncu), or
+/// run_with_capture's own launch. Throws InputError on an empty command,
+/// Error if fork fails.
+LaunchResult run_command(const std::vector<std::string>& command, const std::vector<std::string>& extra_env = {});
+
 }  // namespace flashsim::capture

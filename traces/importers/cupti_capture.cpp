@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "sim/core/errors.h"
+#include "sim/core/interval_union.h"
 #include "traces/atomic_file.h"
 #include "traces/record_validator.h"
 #include "traces/text_fields.h"
@@ -136,40 +137,6 @@ std::string region_label(const RegionIndex& regions, std::uint32_t process, std:
   return r->name + "+" + hex(address - r->begin);
 }
 
-/// Kernel busy time as a union of intervals with prefix sums.
-class BusyTime {
- public:
-  void add(std::uint64_t begin, std::uint64_t end) { raw_.emplace_back(begin, end); }
-  void build() {
-    std::sort(raw_.begin(), raw_.end());
-    for (const auto& [b, e] : raw_) {
-      if (!begin_.empty() && b <= end_.back()) {
-        end_.back() = std::max(end_.back(), e);
-      } else {
-        begin_.push_back(b);
-        end_.push_back(e);
-      }
-    }
-    prefix_.assign(begin_.size() + 1, 0);
-    for (std::size_t i = 0; i < begin_.size(); ++i) prefix_[i + 1] = prefix_[i] + (end_[i] - begin_[i]);
-  }
-  std::uint64_t total() const { return prefix_.empty() ? 0 : prefix_.back(); }
-  std::uint64_t last_end() const { return end_.empty() ? 0 : end_.back(); }
-  /// Busy ns inside [a, b).
-  std::uint64_t between(std::uint64_t a, std::uint64_t b) const {
-    if (b <= a) return 0;
-    return upto(b) - upto(a);
-  }
-
- private:
-  std::uint64_t upto(std::uint64_t t) const {  // busy ns before t
-    const std::size_t i = static_cast<std::size_t>(std::upper_bound(begin_.begin(), begin_.end(), t) - begin_.begin());
-    if (i == 0) return 0;
-    return prefix_[i - 1] + (std::min(t, end_[i - 1]) - begin_[i - 1]);
-  }
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> raw_;
-  std::vector<std::uint64_t> begin_, end_, prefix_;
-};
 
 }  // namespace
 
@@ -274,7 +241,7 @@ ConvertedCapture convert_capture(const std::vector<RawCapture>& processes, const
 
   // --- events and candidates ---
   std::vector<Candidate> candidates;
-  BusyTime busy;
+  IntervalUnion busy;  // kernel busy time
   std::uint64_t last_end = 0;
   for (std::uint32_t p = 0; p < processes.size(); ++p) {
     const RawCapture& c = processes[p];

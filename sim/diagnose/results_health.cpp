@@ -1,0 +1,173 @@
+#include "sim/diagnose/results_health.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "sim/core/errors.h"
+#include "sim/policy/i_eviction_policy.h"
+#include "sim/run/scenario_runner.h"
+#include "sim/scenario/scenario_document.h"
+#include "traces/hdf5_io.h"
+
+namespace flashsim::diagnose {
+namespace {
+
+using json = nlohmann::json;
+
+std::filesystem::path summary_path(const std::filesystem::path& p) {
+  std::error_code ec;
+  return std::filesystem::is_directory(p, ec) ? p / "summary.json" : p;
+}
+
+const json& field(const json& run, const char* key, const std::string& where) {
+  if (!run.is_object() || !run.contains(key)) throw InputError(where + ": lacks '" + key + "'");
+  return run[key];
+}
+
+double number(const json& run, const char* key, const std::string& where) {
+  const json& v = field(run, key, where);
+  if (!v.is_number()) throw InputError(where + ": '" + key + "' is not a number");
+  return v.get<double>();
+}
+
+std::string text(const json& run, const char* key, const std::string& where) {
+  const json& v = field(run, key, where);
+  if (!v.is_string()) throw InputError(where + ": '" + key + "' is not a string");
+  return v.get<std::string>();
+}
+
+/// The value of component `component` / `name`, or -1.
+double component(const json& run, const std::string& prefix, const char* name) {
+  if (!run.contains("components") || !run["components"].is_array()) return -1;
+  for (const json& c : run["components"]) {
+    if (!c.is_object() || !c.contains("component") || !c["component"].is_string()) continue;
+    if (c["component"].get<std::string>().rfind(prefix, 0) != 0 || c.value("name", "") != name) continue;
+    if (c.contains("value") && c["value"].is_number()) return c["value"].get<double>();
+  }
+  return -1;
+}
+
+}  // namespace
+
+std::vector<RunHealth> read_results_health(const std::filesystem::path& input, const HardwareProfile& hardware) {
+  const std::filesystem::path file = summary_path(input);
+  std::ifstream in(file);
+  if (!in) throw InputError(file.string() + ": cannot read (a results folder of flashsim run or replay?)");
+  json doc;
+  try {
+    doc = json::parse(in);
+  } catch (const json::exception& e) {
+    throw InputError(file.string() + ": not JSON (" + e.what() + ")");
+  }
+  if (!doc.is_object() || !doc.contains("runs") || !doc["runs"].is_array()) {
+    throw InputError(file.string() + ": lacks 'runs' (not a summary.json of flashsim run or replay)");
+  }
+  const BytesPerSecond ceiling = hardware.execution.h2d_bandwidth > 0 ? hardware.execution.h2d_bandwidth
+                                 : hardware.tiers.size() > 1         ? hardware.tiers[1].link_to_faster.bandwidth
+                                                                     : 0;
+  std::vector<RunHealth> out;
+  for (std::size_t i = 0; i < doc["runs"].size(); ++i) {
+    const json& r = doc["runs"][i];
+    const std::string where = file.string() + ": runs[" + std::to_string(i) + "]";
+    RunHealth h;
+    h.run = static_cast<std::size_t>(number(r, "run", where));
+    h.policy = text(r, "policy", where);
+    h.point_label = text(r, "point_label", where);
+    h.engine = text(r, "engine", where);
+    const double sim_ns = number(r, "simulated_ns", where), stall_ns = number(r, "stall_ns", where);
+    h.simulated_ms = sim_ns / 1e6;
+    h.stall_ms = stall_ns / 1e6;
+    h.stall_share = sim_ns > 0 ? stall_ns / sim_ns : 0;
+    const double l2_accesses = component(r, "l2", "accesses");
+    if (l2_accesses > 0) {
+      h.inputs.l2_hit_rate = component(r, "l2", "sector_hit_ratio");
+      h.hit_rate_source = "l2 model (sector hit ratio)";
+    } else {
+      h.inputs.l2_hit_rate = number(r, "hit_ratio_by_byte", where);
+      h.hit_rate_source = "fast tier (hit ratio by byte)";
+    }
+    const double tokens = number(r, "output_tokens", where);
+    h.steps = tokens > 0 ? static_cast<std::uint64_t>(tokens) : 1;
+    double busy_ns = component(r, "link.", "busy_ns");
+    if (busy_ns < 0 && ceiling > 0) busy_ns = number(r, "bytes_fetched", where) / ceiling * 1e9;
+    if (sim_ns > 0 && busy_ns >= 0) {
+      h.inputs.pcie_utilisation = busy_ns / sim_ns;
+      h.inputs.weight_load_ms = busy_ns / 1e6 / static_cast<double>(h.steps);
+    }
+    out.push_back(std::move(h));
+  }
+  if (out.empty()) throw InputError(file.string() + ": no runs");
+  return out;
+}
+
+std::vector<ResultsLever> simulate_results_levers(const std::filesystem::path& results_dir, const RunHealth& run,
+                                                  unsigned jobs) {
+  const std::filesystem::path dir =
+      std::filesystem::is_directory(results_dir) ? results_dir : results_dir.parent_path();
+  const std::filesystem::path h5 = dir / "results.h5";
+  const std::filesystem::path summary = dir / "summary.json";
+  std::ifstream sin(summary);
+  const json doc = json::parse(sin, nullptr, false);
+  std::size_t point = 0;
+  if (doc.is_object() && doc.contains("runs") && doc["runs"].is_array()) {
+    for (const json& r : doc["runs"]) {
+      if (r.value("run", std::size_t{0}) == run.run) point = r.value("point", std::size_t{0});
+    }
+  }
+  std::vector<std::string> texts;
+  {
+    auto file = h5::open_file_read(h5.string());
+    if (!h5::link_exists(file.get(), "scenario")) {
+      throw InputError(h5.string() + ": lacks /scenario (the resolved scenarios); levers need a results folder of flashsim run");
+    }
+    auto ds = h5::open_dataset(file.get(), "scenario");
+    texts = h5::read_strings(ds.get(), h5::length(ds.get(), h5.string() + ": /scenario"));
+  }
+  if (point >= texts.size()) {
+    throw InputError(h5.string() + ": /scenario has " + std::to_string(texts.size()) + " point(s), run " +
+                     std::to_string(run.run) + " is of point " + std::to_string(point));
+  }
+  std::string source = doc.is_object() ? doc.value("scenario_source", "") : "";
+  const std::filesystem::path base =
+      source.empty() || source.front() == '<' ? std::filesystem::current_path() : std::filesystem::path(source).parent_path();
+  RunnerOptions options;
+  options.jobs = jobs;
+  auto run_with = [&](const std::vector<std::string>& sets) {
+    std::vector<Override> overrides;
+    for (const auto& s : sets) overrides.push_back(parse_override(s));
+    const ScenarioDocument document =
+        ScenarioDocument::from_text(texts[point], h5.string() + " point " + std::to_string(point), base, overrides);
+    return run_scenario(document, options);
+  };
+  std::vector<ResultsLever> out;
+  auto add = [&](std::string name, const RunResult& r, bool offline = false) {
+    ResultsLever l;
+    l.name = std::move(name);
+    l.stall_ms = static_cast<double>(r.result.metrics.total.stall_ns) / 1e6;
+    l.simulated_ms = static_cast<double>(r.result.metrics.simulated_ns) / 1e6;
+    l.change = run.simulated_ms > 0 ? (l.simulated_ms - run.simulated_ms) / run.simulated_ms : 0;
+    l.offline = offline;
+    out.push_back(std::move(l));
+  };
+  // Every registered policy at the run's capacity, the run's prefetchers kept.
+  std::string list;
+  std::vector<std::string> names;
+  for (const auto* e : PolicyRegistry::instance().entries()) {
+    names.push_back(e->name);
+    list += (list.empty() ? "" : ", ") + std::string("{impl: ") + e->name + "}";
+  }
+  const ScenarioResults policies = run_with({"policies=[" + list + "]"});
+  for (std::size_t i = 0; i < policies.runs.size() && i < names.size(); ++i) {
+    const bool offline = PolicyRegistry::instance().create(names[i], {}, PolicyContext{1, 0})->needs_next_use();
+    add("policy:" + names[i], policies.runs[i], offline);
+  }
+  const ScenarioResults prefetch = run_with({"prefetch=[{impl: lookahead}]", "policies=[{impl: " + run.policy + "}]"});
+  if (!prefetch.runs.empty()) add("prefetch:lookahead", prefetch.runs.front());
+  if (run.engine == "program") {
+    const ScenarioResults pinned = run_with({"workload.host_memory=pinned", "policies=[{impl: " + run.policy + "}]"});
+    if (!pinned.runs.empty()) add("pinned", pinned.runs.front());
+  }
+  return out;
+}
+
+}  // namespace flashsim::diagnose
