@@ -154,7 +154,13 @@ json diagnose_trace(const std::string& trace, const Options& o, const HardwarePr
   std::printf("  while copying       H2D %.2f GB/s (%s of the ceiling), D2H %.2f GB/s (%s)\n",
               h.h2d_while_copying_bytes_per_s / 1e9, pct(h.h2d_ceiling > 0 ? h.h2d_while_copying_bytes_per_s / h.h2d_ceiling : 0).c_str(),
               h.d2h_while_copying_bytes_per_s / 1e9, pct(h.d2h_ceiling > 0 ? h.d2h_while_copying_bytes_per_s / h.d2h_ceiling : 0).c_str());
-  if (pcie) {
+  if (pcie && pcie->busy_samples > 0 && h.h2d_while_copying_bytes_per_s > 0 &&
+      pcie->p90_rx_bytes_per_s < 0.1 * h.h2d_while_copying_bytes_per_s) {
+    // Seen on the H200 machine (2026-12-02): NVML's rx stayed near 16 MB/s while copies ran at 55 GB/s.
+    std::printf("  NVML PCIe           disagrees with the capture (rx p90 %.3f GB/s while H2D copies ran at %.2f GB/s):"
+                " this NVML's PCIe counter is not used\n",
+                pcie->p90_rx_bytes_per_s / 1e9, h.h2d_while_copying_bytes_per_s / 1e9);
+  } else if (pcie) {
     std::printf("  NVML PCIe           rx median %.2f GB/s (p90 %.2f), tx median %.2f GB/s (p90 %.2f) over %zu busy of %zu samples\n",
                 pcie->median_rx_bytes_per_s / 1e9, pcie->p90_rx_bytes_per_s / 1e9, pcie->median_tx_bytes_per_s / 1e9,
                 pcie->p90_tx_bytes_per_s / 1e9, pcie->busy_samples, pcie->samples);
@@ -238,8 +244,15 @@ json diagnose_trace(const std::string& trace, const Options& o, const HardwarePr
     j["levers"].push_back({{"lever", l.name}, {"what", l.what}, {"median_step_ms", l.median_step_ms},
                            {"change", l.change}, {"offline", l.offline}});
   }
-  if (!lv.best_policy.empty()) std::printf("  best online policy at %llu B: %s\n",
-                                           static_cast<unsigned long long>(lo.tier_capacity_bytes), lv.best_policy.c_str());
+  if (lo.tier_capacity_bytes > 0) {
+    if (lv.best_policy.empty()) {
+      std::printf("  no online policy shortens the step with a fast tier of %llu B\n",
+                  static_cast<unsigned long long>(lo.tier_capacity_bytes));
+    } else {
+      std::printf("  best online policy with a fast tier of %llu B: %s\n",
+                  static_cast<unsigned long long>(lo.tier_capacity_bytes), lv.best_policy.c_str());
+    }
+  }
   j["model_median_step_ms"] = lv.model_median_step_ms;
   j["recorded_median_step_ms"] = lv.recorded_median_step_ms;
   j["model_error"] = lv.model_error;
@@ -294,7 +307,10 @@ json diagnose_results(const std::string& input, const Options& o, const Hardware
 NcuL2 run_ncu(const std::vector<std::string>& command, const Options& o, const std::filesystem::path& dir,
               const std::regex& weight) {
   const std::filesystem::path csv = dir / "ncu.csv";
-  std::vector<std::string> argv = {o.ncu, "--csv", "--log-file", csv.string(), "--metrics", kNcuL2Metrics,
+  // Clocks as they are (the GPU's own boost, as the program runs); caches not
+  // flushed between kernels, so a weight left in L2 by the previous kernel counts.
+  std::vector<std::string> argv = {o.ncu, "--csv", "--log-file", csv.string(), "--clock-control", "none",
+                                   "--cache-control", "none", "--metrics", kNcuL2Metrics,
                                    "--target-processes", "all", "--launch-count", std::to_string(o.ncu_launches),
                                    "-k", "regex:" + o.weight_kernels};
   argv.insert(argv.end(), command.begin(), command.end());
@@ -310,11 +326,11 @@ int diagnose_command(int argc, char** argv) {
   CLI::App app("Is the fast tier the bottleneck, and which lever to pull? Measures L2 hit rate, PCIe use and weight\n"
                "load time per step, applies seed 000's decision table (thresholds settable) and simulates the\n"
                "levers (pinned memory, prefetch, a fast tier under every policy) with the execution model.",
-               "flashsim diagnose");
+               "flashsim diagnose [options] (INPUT | -- COMMAND ...)");
   Options o;
   o.weight_kernels = "gemm|gemv|matmul|cutlass|xmma|nvjet|linear";
   std::string input;
-  std::vector<std::string> command;
+  std::vector<std::string> command;  // after --
   app.add_option("input", input, "a capture trace (.h5 with a program) or a results folder / summary.json");
   app.add_option("--hardware", o.hardware, "hardware profile: the copy ceilings and the execution model")->capture_default_str();
   app.add_option("--threshold", o.thresholds,
@@ -338,8 +354,20 @@ int diagnose_command(int argc, char** argv) {
   app.add_option("--keep-trace", o.keep_trace, "with a command: keep the capture here (.h5)");
   app.add_option("--step-marker", o.step_marker, "with a command: NVTX mark that starts a step")->capture_default_str();
   app.add_option("--step-kernel", o.step_kernel, "with a command: a kernel-name substring that starts a step");
-  app.add_option("command", command, "the program and its arguments, after --");
-  if (!parse_command_line(app, argc, argv)) return 0;
+  // Everything after the first "--" is the program: split here, since CLI11
+  // would hand its first word to the `input` positional.
+  std::vector<std::string> args;
+  bool after_dashes = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (!after_dashes && a == "--") {
+      after_dashes = true;
+      continue;
+    }
+    (after_dashes ? command : args).push_back(a);
+  }
+  if (after_dashes && command.empty()) throw InputError("no command after --");
+  if (!parse_command_line(app, args)) return 0;
   if (input.empty() == command.empty()) {
     throw InputError("give either an input (a capture trace or a results folder) or a command after --, not both");
   }

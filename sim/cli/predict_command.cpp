@@ -10,8 +10,6 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <map>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -21,6 +19,7 @@
 #include "sim/core/unit_parse.h"
 #include "sim/engine/program_engine.h"
 #include "sim/engine/program_executor.h"
+#include "sim/engine/static_placement.h"
 #include "sim/scenario/hardware_loader.h"
 #include "sim/scenario/scenario.h"
 #include "traces/atomic_file.h"
@@ -106,21 +105,9 @@ int predict_command(int argc, char** argv) {
       o.cache.capacity_bytes = spec.is_fraction ? spec.resolve(measure_footprint(*source).bytes) : spec.bytes;
     }
     if (resident > 0) {
-      // Streamed blocks (read more than once: one-off copies such as the
-      // initial placement are not streaming) in order of first read, until
-      // `resident` bytes: the layers a device_map would place first.
-      std::map<BlockId, std::uint64_t> reads;
-      for (const AccessRecord& r : records) reads[r.block_id] += r.op == AccessOp::read;
-      std::set<BlockId> seen;
-      ByteCount total = 0;
-      for (const AccessRecord& r : records) {
-        if (r.op != AccessOp::read || reads[r.block_id] < 2 || seen.count(r.block_id) != 0) continue;
-        if (total + r.bytes > resident) break;
-        seen.insert(r.block_id);
-        total += r.bytes;
-        o.cache.pinned.blocks.push_back(r.block_id);
-      }
-      o.cache.capacity_bytes += total;
+      const StaticPlacement placed = first_streamed_blocks(records, resident);
+      o.cache.pinned.blocks = placed.blocks;
+      o.cache.capacity_bytes += placed.bytes;
     }
     if (o.cache.capacity_bytes == 0) throw InputError("--policy " + policy + " needs --capacity > 0");
   }

@@ -1,7 +1,8 @@
 // The article's levers, simulated on a captured program with the execution
 // model (sim/engine/program_executor.h): the program as captured (the
 // model's baseline, beside the recorded time so its error is in view),
-// pinned host memory, prefetch (program_prefetch.h, with pinned memory), and
+// pinned host memory, prefetch (program_prefetch.h, with pinned memory),
+// static placement of the first streamed blocks (static_placement.h), and
 // a fast tier of device memory that keeps streamed blocks resident under
 // each registered eviction policy (the best online one is named; offline
 // policies such as Belady are shown as a reference, never as the lever).
@@ -35,7 +36,9 @@ struct ProgramLevers {
   double model_median_step_ms = 0;     ///< the model's as_captured prediction
   double model_error = 0;              ///< (model - recorded) / recorded: how far to trust the changes
   std::vector<LeverResult> levers;     ///< as_captured first
-  std::string best_policy;             ///< the online policy with the lowest median ("" without policy levers)
+  /// The online policy with the lowest median, if it beats as_captured ("":
+  /// none does, or no policy levers).
+  std::string best_policy;
 };
 
 /// Runs the levers. Throws InputError when the trace has no program or the

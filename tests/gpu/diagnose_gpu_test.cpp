@@ -53,10 +53,11 @@ TEST_F(DiagnoseGpu, CopyBoundPinnedProgramIsABandwidthWar) {
   EXPECT_GT(j["median_h2d_utilisation"].get<double>(), 0.85);
   EXPECT_GT(j["median_stall_share"].get<double>(), 0.85);
   ASSERT_TRUE(j.contains("nvml")) << "NVML was not sampled";
-  EXPECT_GT(j["nvml"]["busy_samples"].get<double>(), 5);
-  // NVML's rx while the program copies: the same link, within 30%.
-  EXPECT_NEAR(j["nvml"]["median_rx_bytes_per_s"].get<double>(), j["h2d_while_copying_bytes_per_s"].get<double>(),
-              0.3 * j["h2d_while_copying_bytes_per_s"].get<double>());
+  // Sampled every 20 ms through the program (~100 ms of copies at least); its device memory includes
+  // the 64 MiB buffer. NVML's PCIe rx is not asserted: on the H200 machine it read ~16 MB/s while the
+  // copies ran at 55 GB/s (docs/diagnose.md), and diagnose says so instead of using it.
+  EXPECT_GT(j["nvml"]["samples"].get<double>(), 5);
+  EXPECT_GT(j["nvml"]["peak_memory_used_bytes"].get<double>(), 64.0 * 1048576);
 }
 
 TEST_F(DiagnoseGpu, CopyBoundPageableProgramIsHelpedMostByPinning) {
