@@ -22,18 +22,22 @@ NAME = "accel_cpu_offload_llama"
 def main() -> None:
     ap = add_common_args(argparse.ArgumentParser(description=__doc__.splitlines()[0]))
     add_llama_args(ap, layers=8)
+    ap.add_argument("--pin-memory", action="store_true",
+                    help="hand cpu_offload a pinned copy of the state dict (flashsim diagnose's `pinned` lever)")
     args = ap.parse_args()
     dev = check_args(args)
     import accelerate
 
     model, cfg = build_llama(args)
     offloaded = state_bytes(model)
-    accelerate.cpu_offload(model, execution_device=dev)
+    # Without a state_dict, cpu_offload keeps `p.to("cpu")` of every tensor (pageable).
+    state = {n: p.to("cpu").pin_memory() for n, p in model.state_dict().items()} if args.pin_memory else None
+    accelerate.cpu_offload(model, execution_device=dev, state_dict=state)
     dec = GreedyDecoder(model, dev, dev, cfg.vocab_size, args.prompt, args.seed)
     h = Harness(NAME, __doc__.strip(), args, dev)
     h.run(dec.step, dec.prepare)
     config = model_config_dict(cfg, model)
-    config.update({"offload": "accelerate.cpu_offload(model, execution_device)", "host_memory": "pageable",
+    config.update({"offload": "accelerate.cpu_offload(model, execution_device)", "host_memory": "pinned" if args.pin_memory else "pageable",
                    "bytes_offloaded": offloaded, "bytes_h2d_per_step": offloaded, "prompt_tokens": args.prompt,
                    "kv_cache": "DynamicCache on the execution device"})
     h.finish(config, {"tokens_tail": dec.tokens[-8:]})
