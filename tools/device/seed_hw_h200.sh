@@ -24,6 +24,10 @@ for size in small large; do
     echo "diagnose $size $mode: exit $? [$(( $(date +%s) - start )) s]"; grep "L2 hit rate" "$out/graph-$size-$mode.diagnose.txt"
   done
 done
+if [ -n "${SKIP_L2:-}" ]; then
+  tar -C "$out" -czf "$out/graph.tgz" $(cd "$out" && ls graph-*) && (cd "$out" && rm -f graph-*.json graph-*.txt)
+  echo "[$(( $(date +%s) - start )) s] done"; exit 0
+fi
 S2=scenarios/examples/libcachesim-cloudphysics.yaml
 A=(--set workload.trace=$PWD/.replay-data/cloudPhysicsIO.oracleGeneral.bin --set workload.issue=closed
    --set 'policies=[lru]' --set cache.capacity=32MiB --max-accesses 20000 --no-access-log --no-nvml --l2-mode)
