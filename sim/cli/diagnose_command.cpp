@@ -168,8 +168,9 @@ json diagnose_trace(const std::string& trace, const Options& o, const HardwarePr
     std::printf("  NVML PCIe           not sampled: %s\n", pcie_why_not.c_str());
   }
   if (l2 && l2->matched > 0) {
-    std::printf("  L2 hit rate         %s of SM sector lookups over %zu weight-reading kernel launches (ncu)\n",
-                pct(l2->hit_rate()).c_str(), l2->matched);
+    std::printf("  L2 hit rate         %s of SM sector lookups over %zu weight-reading kernel launches (ncu; %.3f GB "
+                "looked up: compare with the bytes those kernels read)\n",
+                pct(l2->hit_rate()).c_str(), l2->matched, (l2->hits + l2->misses) * 32.0 / 1e9);
   } else if (l2) {
     std::printf("  L2 hit rate         not measured: no profiled kernel matched --weight-kernels\n");
   } else {
