@@ -9,12 +9,14 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "sim/cli/cli_parse.h"
 #include "sim/cli/command_registry.h"
 #include "sim/core/errors.h"
+#include "sim/core/temp_folder.h"
 #include "sim/core/unit_parse.h"
 #include "traces/importers/capture_launch.h"
 #include "traces/importers/cupti_capture.h"
@@ -41,16 +43,8 @@ class RawDir {
       return;
     }
     const std::filesystem::path parent = out.parent_path().empty() ? "." : out.parent_path();
-    std::string pattern = (parent / (out.filename().string() + ".capture-XXXXXX")).string();
-    if (mkdtemp(pattern.data()) == nullptr) throw Error("cannot create a folder beside " + out.string());
-    path_ = pattern;
-    temporary_ = true;
-  }
-  ~RawDir() {
-    if (temporary_) {
-      std::error_code ec;
-      std::filesystem::remove_all(path_, ec);
-    }
+    temporary_ = std::make_unique<TempFolder>(out.filename().string() + ".capture-", parent);
+    path_ = temporary_->path();
   }
   RawDir(const RawDir&) = delete;
   RawDir& operator=(const RawDir&) = delete;
@@ -58,7 +52,7 @@ class RawDir {
 
  private:
   std::filesystem::path path_;
-  bool temporary_ = false;
+  std::unique_ptr<TempFolder> temporary_;  ///< removed with the RawDir
 };
 
 std::filesystem::path exe_dir() {

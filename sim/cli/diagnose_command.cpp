@@ -6,8 +6,6 @@
 // Measures the table's three inputs (sim/diagnose/health_table.h), says
 // which row fires and why, and simulates the levers (program_levers.h,
 // results_health.h) so the advice comes with numbers.
-#include <stdlib.h>
-
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -21,6 +19,7 @@
 #include "sim/cli/cli_parse.h"
 #include "sim/cli/command_registry.h"
 #include "sim/core/errors.h"
+#include "sim/core/temp_folder.h"
 #include "sim/diagnose/health_table.h"
 #include "sim/diagnose/ncu_l2.h"
 #include "sim/diagnose/pcie_sampler.h"
@@ -49,25 +48,6 @@ struct Options {
   unsigned jobs = 0;
 };
 
-/// A folder removed when this goes out of scope.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "flashsim-diagnose-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw Error("cannot create a temporary folder in " + pattern);
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
 
 std::string pct(double r) {
   char b[32];
@@ -394,7 +374,7 @@ int diagnose_command(int argc, char** argv) {
   }
   json j;
   if (!command.empty()) {
-    TempDir tmp;
+    TempFolder tmp("flashsim-diagnose-");
     const std::string trace = o.keep_trace.empty() ? (tmp.path() / "capture.h5").string() : o.keep_trace;
     std::string why_not;
     std::unique_ptr<IPcieSampler> sampler = make_pcie_sampler(why_not);

@@ -14,6 +14,7 @@
 #include <system_error>
 
 #include "sim/core/errors.h"
+#include "sim/core/temp_folder.h"
 #include "sim/scenario/embedded_files.h"
 
 extern char** environ;
@@ -26,27 +27,6 @@ constexpr const char* kScriptPath = "tools/plot_validation.py";
 constexpr int kExitBadInput = 2;
 constexpr int kExitNoMatplotlib = 3;
 
-// A fresh folder under the system temp dir, removed with everything in it.
-class TempFolder {
- public:
-  TempFolder() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "flashsim-report-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) {
-      throw Error("cannot create a temp folder '" + pattern + "': " + std::strerror(errno));
-    }
-    path_ = pattern;
-  }
-  ~TempFolder() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempFolder(const TempFolder&) = delete;
-  TempFolder& operator=(const TempFolder&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
 
 std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -124,7 +104,7 @@ std::string resolve_python(const std::string& python) {
 PlotOutcome plot_validation(const std::filesystem::path& validation_json, const PlotOptions& options) {
   const EmbeddedFile* script = find_embedded_file(kScriptPath);
   if (script == nullptr) throw Error(std::string("this flashsim binary was built without ") + kScriptPath);
-  const TempFolder temp;
+  const TempFolder temp("flashsim-report-");
   const std::filesystem::path script_file = temp.path() / "plot_validation.py";
   const std::filesystem::path plots = temp.path() / "plots";
   write_text(script_file, script->data);
