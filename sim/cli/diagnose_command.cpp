@@ -26,6 +26,7 @@
 #include "sim/diagnose/program_health.h"
 #include "sim/diagnose/program_levers.h"
 #include "sim/diagnose/results_health.h"
+#include "sim/policy/i_eviction_policy.h"
 #include "sim/scenario/hardware_loader.h"
 #include "sim/scenario/scenario.h"
 #include "traces/atomic_file.h"
@@ -112,7 +113,9 @@ json diagnose_trace(const std::string& trace, const Options& o, const HardwarePr
     throw InputError(trace + ": the trace has no program (schema 2): diagnose needs a `flashsim capture` trace, a "
                              "results folder, or a command after --");
   }
-  const ProgramHealth h = measure_program_health(*meta.program, hw, static_cast<std::size_t>(o.skip));
+  const ProgramHealth h = parse_option("--skip-steps", trace, [&](const std::string&) {
+    return measure_program_health(*meta.program, hw, static_cast<std::size_t>(o.skip));
+  });
   HealthInputs in;
   in.pcie_utilisation = h.pcie_utilisation();
   in.weight_load_ms = h.median_weight_load_ms;
@@ -225,6 +228,11 @@ json diagnose_trace(const std::string& trace, const Options& o, const HardwarePr
     j["levers"].push_back({{"lever", l.name}, {"what", l.what}, {"median_step_ms", l.median_step_ms},
                            {"change", l.change}, {"offline", l.offline}});
   }
+  bool resident = false;
+  for (const LeverResult& l : lv.levers) resident = resident || l.name == "resident_first";
+  if (lo.tier_capacity_bytes > 0 && !resident) {
+    std::printf("  resident_first: no streamed block fits in %llu B\n", static_cast<unsigned long long>(lo.tier_capacity_bytes));
+  }
   if (lo.tier_capacity_bytes > 0) {
     if (lv.best_policy.empty()) {
       std::printf("  no online policy shortens the step with a fast tier of %llu B\n",
@@ -263,13 +271,17 @@ json diagnose_results(const std::string& input, const Options& o, const Hardware
       std::printf("  weight load         %.3f ms per step (%llu steps)\n", *r.inputs.weight_load_ms,
                   static_cast<unsigned long long>(r.steps));
     }
-    std::printf("  stall share         %s (%.3f of %.3f ms)\n", pct(r.stall_share).c_str(), r.stall_ms, r.simulated_ms);
+    if (!r.note.empty()) {
+      std::printf("  note                %s\n", r.note.c_str());
+    } else {
+      std::printf("  stall share         %s (%.3f of %.3f ms)\n", pct(r.stall_share).c_str(), r.stall_ms, r.simulated_ms);
+    }
     print_decision(d);
-    json run = {{"run", r.run}, {"policy", r.policy}, {"point_label", r.point_label}, {"engine", r.engine},
+    json run = {{"run", r.run}, {"policy", r.policy}, {"point_label", r.point_label}, {"engine", r.engine}, {"note", r.note},
                 {"hit_rate_source", r.hit_rate_source}, {"stall_share", r.stall_share},
                 {"simulated_ms", r.simulated_ms}, {"steps", r.steps}};
     run["decision"] = decision_json(d, r.inputs);
-    if (!o.no_levers && r.simulated_ms > 0) {
+    if (!o.no_levers && r.note.empty()) {
       std::printf("  levers (re-run from results.h5's resolved scenario):\n");
       for (const ResultsLever& l : simulate_results_levers(input, r, o.jobs)) {
         std::printf("    %-22s %10.3f ms  %+6.1f%%  (stall %.3f ms)%s\n", l.name.c_str(), l.simulated_ms,
@@ -303,11 +315,58 @@ NcuL2 run_ncu(const std::vector<std::string>& command, const Options& o, const s
   return read_ncu_l2(in, csv.string(), weight);
 }
 
+/// A results folder, or its summary.json (any .json: a summary is the only JSON diagnose reads).
+bool is_results(const std::string& input) {
+  std::error_code ec;
+  return std::filesystem::is_directory(input, ec) || std::filesystem::path(input).extension() == ".json";
+}
+
+/// An output file that cannot be written is said before any work.
+void check_output_path(const char* option, const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path p(path);
+  if (std::filesystem::is_directory(p, ec)) throw InputError(std::string(option) + " " + path + ": is a folder, not a file");
+  if (std::filesystem::exists(p, ec) && !std::filesystem::is_regular_file(p, ec)) {
+    throw InputError(std::string(option) + " " + path + ": exists and is not a regular file");
+  }
+  const std::filesystem::path parent = p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path();
+  if (!std::filesystem::is_directory(parent, ec)) {
+    throw InputError(std::string(option) + " " + path + ": the folder " + parent.string() + " does not exist");
+  }
+}
+
+/// Options given that this input does not use, said on stderr.
+void warn_unused(const CLI::App& app, bool results) {
+  const std::vector<const char*> for_programs = {"--tier-capacity", "--policies", "--prefetch-distance",
+                                                 "--skip-steps", "--ncu-csv"};
+  const std::vector<const char*> for_live = {"--keep-trace", "--step-marker", "--step-kernel", "--ncu",
+                                             "--ncu-launches"};
+  std::string unused;
+  for (const char* name : for_live) {
+    if (app.count(name) > 0) unused += std::string(unused.empty() ? "" : ", ") + name;
+  }
+  if (results) {
+    for (const char* name : for_programs) {
+      if (app.count(name) > 0) unused += std::string(unused.empty() ? "" : ", ") + name;
+    }
+  } else if (app.count("--jobs") > 0) {
+    unused += std::string(unused.empty() ? "" : ", ") + "--jobs";
+  }
+  if (!unused.empty()) {
+    std::cerr << "flashsim diagnose: warning: " << unused << " do(es) not apply to "
+              << (results ? "results" : "a capture file") << " and are ignored\n";
+  }
+}
+
 int diagnose_command(int argc, char** argv) {
   CLI::App app("Is the fast tier the bottleneck, and which lever to pull? Measures L2 hit rate, PCIe use and weight\n"
                "load time per step, applies seed 000's decision table (thresholds settable) and simulates the\n"
                "levers (pinned memory, prefetch, a fast tier under every policy) with the execution model.",
-               "flashsim diagnose [options] (INPUT | -- COMMAND ...)");
+               "flashsim diagnose");
+  app.footer("forms: flashsim diagnose [OPTIONS] -- COMMAND [ARGS...]   (live: capture + NVML; --counters: + ncu)\n"
+             "       flashsim diagnose [OPTIONS] TRACE.h5               (a capture with its program)\n"
+             "       flashsim diagnose [OPTIONS] RESULTS                (a results folder or its summary.json)\n"
+             "docs/diagnose.md");
   Options o;
   o.weight_kernels = "gemm|gemv|matmul|cutlass|xmma|nvjet|linear";
   std::string input;
@@ -321,9 +380,11 @@ int diagnose_command(int argc, char** argv) {
   app.add_option("--tier-capacity", o.tier_capacity, "fast tier for the policy levers: bytes or a share of the footprint")
       ->capture_default_str();
   app.add_option("--policies", o.policies, "policies for the tier lever (default: every registered one)")->delimiter(',');
-  app.add_option("--prefetch-distance", o.prefetch_distance, "copies the prefetch lever issues early")->capture_default_str();
+  app.add_option("--prefetch-distance", o.prefetch_distance,
+                 "copies the prefetch lever issues early (0: on a copy stream at its own place; at most 1024)")
+      ->capture_default_str();
   app.add_flag("--no-levers", o.no_levers, "measure and decide only");
-  app.add_option("--run", o.run, "results: only this run (default: every run)");
+  CLI::Option* run_option = app.add_option("--run", o.run, "results: only this run (default: every run)");
   app.add_option("--jobs", o.jobs, "threads for the results levers (0: all cores)")->capture_default_str();
   app.add_option("--json", o.json_out, "also write the diagnosis as JSON");
   app.add_flag("--counters", o.counters, "with a command: run it again under Nsight Compute for the L2 hit rate");
@@ -349,8 +410,39 @@ int diagnose_command(int argc, char** argv) {
   }
   if (after_dashes && command.empty()) throw InputError("no command after --");
   if (!parse_command_line(app, args)) return 0;
-  if (input.empty() == command.empty()) {
-    throw InputError("give either an input (a capture trace or a results folder) or a command after --, not both");
+  if (input.empty() && command.empty()) {
+    throw InputError("give an input (a capture trace or a results folder) or a command after -- (--help)");
+  }
+  if (!input.empty() && !command.empty()) {
+    throw InputError("give an input (" + input + ") or a command after --, not both");
+  }
+  if (run_option->count() > 0 && o.run < 0) throw InputError("--run " + std::to_string(o.run) + ": expected a run number >= 0");
+  if (run_option->count() > 0 && command.empty() && !is_results(input)) {
+    throw InputError("--run applies to a results folder, not to " + input);
+  }
+  if (app.count("--json") > 0 && o.json_out.empty()) throw InputError("--json: an empty file name");
+  if (!o.json_out.empty()) check_output_path("--json", o.json_out);
+  if (!o.keep_trace.empty()) {
+    const std::string ext = std::filesystem::path(o.keep_trace).extension().string();
+    if (ext != ".h5" && ext != ".hdf5") throw InputError("--keep-trace " + o.keep_trace + ": the capture is written as .h5");
+    check_output_path("--keep-trace", o.keep_trace);
+  }
+  for (const auto& p : o.policies) {
+    if (!PolicyRegistry::instance().has(p)) {
+      throw InputError("--policies: unknown policy '" + p + "' (flashsim policies lists them)");
+    }
+  }
+  if (!o.ncu_csv.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(o.ncu_csv, ec)) throw InputError("--ncu-csv " + o.ncu_csv + ": not a file");
+  }
+  if (!input.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::exists(input, ec)) throw InputError(input + ": no such file or folder");
+    if (std::filesystem::path(input).filename() == "results.h5") {
+      throw InputError(input + ": give the results folder (or its summary.json), not results.h5");
+    }
+    warn_unused(app, is_results(input));
   }
   if (o.skip < 0) throw InputError("--skip-steps: expected a count >= 0");
   if (o.prefetch_distance < 0) throw InputError("--prefetch-distance: expected a count >= 0");
@@ -358,14 +450,15 @@ int diagnose_command(int argc, char** argv) {
   if (std::error_code ec; !o.json_out.empty() && std::filesystem::is_directory(o.json_out, ec)) {
     throw InputError("--json: " + o.json_out + " is a directory, not a file");
   }
-  (void)thresholds_of(o);  // bad thresholds are said before any work
+  thresholds_of(o).check();  // bad thresholds are said before any work
   std::regex weight;
   try {
     weight = std::regex(o.weight_kernels, std::regex::extended);
   } catch (const std::regex_error& e) {
     throw InputError("--weight-kernels '" + o.weight_kernels + "': not a regular expression (" + e.what() + ")");
   }
-  const HardwareProfile hw = load_hardware_profile(o.hardware);
+  const HardwareProfile hw =
+      parse_option("--hardware", o.hardware, [](const std::string& name) { return load_hardware_profile(name); });
   std::optional<NcuL2> l2;
   if (!o.ncu_csv.empty()) {
     std::ifstream in(o.ncu_csv);
@@ -395,9 +488,7 @@ int diagnose_command(int argc, char** argv) {
     j = diagnose_trace(trace, o, hw, l2, pcie, why_not);
     j["command"] = command;
   } else {
-    std::error_code ec;
-    const bool results = std::filesystem::is_directory(input, ec) ||
-                         std::filesystem::path(input).filename() == "summary.json";
+    const bool results = is_results(input);
     if (o.counters) throw InputError("--counters needs a command after -- (Nsight Compute runs the program)");
     j = results ? diagnose_results(input, o, hw) : diagnose_trace(input, o, hw, l2, std::nullopt, "");
   }
@@ -405,6 +496,7 @@ int diagnose_command(int argc, char** argv) {
     write_json(o.json_out, j);
     std::printf("wrote %s\n", o.json_out.c_str());
   }
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw Error("cannot write to standard output");
   return 0;
 }
 

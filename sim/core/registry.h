@@ -40,6 +40,9 @@ class Registry {
     return true;
   }
 
+  /// Whether `name` is registered.
+  bool has(const std::string& name) const { return entries_.count(name) != 0; }
+
   /// Throws UnknownNameError listing the registered names.
   const Entry& find(const std::string& name) const {
     auto it = entries_.find(name);

@@ -62,19 +62,34 @@ void HealthThresholds::set(const std::string& assignment) {
     throw InputError("--threshold: unknown key '" + key +
                      "' (known: l2_low, l2_high, pcie_low, pcie_high, load_low_ms, load_high_ms)");
   }
+  const bool is_ms = key.size() > 3 && key.compare(key.size() - 3, 3, "_ms") == 0;
+  const bool pct = !text.empty() && text.back() == '%';
+  if (is_ms && pct) throw InputError("--threshold " + key + "=" + text + ": a time in ms, not a percentage");
   double v = 0;
   try {
-    const bool pct = !text.empty() && text.back() == '%';
     v = parse_real(pct ? std::string_view(text).substr(0, text.size() - 1) : std::string_view(text));
     if (pct) v /= 100.0;
   } catch (const InputError& e) {
     throw InputError("--threshold " + key + ": " + e.what());
   }
   if (!std::isfinite(v) || v < 0) throw InputError("--threshold " + key + ": expected a finite value >= 0, got " + text);
-  *it->second = v;
-  if (l2_low > l2_high || pcie_low > pcie_high || load_low_ms > load_high_ms) {
-    throw InputError("--threshold " + key + "=" + text + ": a low threshold is now above its high one");
+  if (!is_ms && v > 1.0) {
+    throw InputError("--threshold " + key + "=" + text + ": a rate of at most 100% (read as " + percent(v) +
+                     "; write 0.8 or 80%)");
   }
+  *it->second = v;
+}
+
+void HealthThresholds::check() const {
+  auto pair = [](const char* low, double l, const char* high, double h, bool ratio) {
+    if (l > h) {
+      throw InputError(std::string("--threshold: ") + low + " (" + (ratio ? percent(l) : ms(l)) + ") is above " + high +
+                       " (" + (ratio ? percent(h) : ms(h)) + ")");
+    }
+  };
+  pair("l2_low", l2_low, "l2_high", l2_high, true);
+  pair("pcie_low", pcie_low, "pcie_high", pcie_high, true);
+  pair("load_low_ms", load_low_ms, "load_high_ms", load_high_ms, false);
 }
 
 HealthDecision evaluate_health(const HealthInputs& in, const HealthThresholds& t) {
@@ -109,6 +124,9 @@ HealthDecision evaluate_health(const HealthInputs& in, const HealthThresholds& t
     if (nearest == nullptr || r.met > nearest->met) nearest = &r;
   }
   d.nearest = nearest->name;
+  for (const auto& r : d.rows) {
+    if (&r != nearest && r.met == nearest->met) d.tied.push_back(r.name);
+  }
   return d;
 }
 
@@ -116,8 +134,15 @@ std::string HealthDecision::explain() const {
   std::string out;
   for (const auto& r : rows) {
     if (r.name != (fired.empty() ? nearest : fired)) continue;
+    std::string ties;
+    for (const auto& t : tied) ties += (ties.empty() ? "; tied with " : ", ") + t;
+    if (fired.empty() && r.measured < 2) {
+      out = "no decision: only " + std::to_string(r.measured) + " of the 3 inputs measured";
+      continue;
+    }
     out = fired.empty() ? "no row fires: the measurements point at different rows; nearest is " + r.name + " (" +
-                              std::to_string(r.met) + " of " + std::to_string(r.measured) + " measured conditions met)"
+                              std::to_string(r.met) + " of " + std::to_string(r.measured) +
+                              " measured conditions met" + ties + ")"
                         : r.name + " fires: all " + std::to_string(r.measured) + " measured conditions met";
     std::string unmeasured;
     for (const auto& c : r.conditions) {

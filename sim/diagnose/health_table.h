@@ -6,8 +6,9 @@
 //   bandwidth_war          < 80%         > 90%       > 8 ms
 //   scheduling_upgrade     80..85%       70..90%     5..8 ms
 //   model_restructuring    > 85%         < 70%       < 5 ms
-// A row fires when every measured input meets its condition; an input that
-// was not measured (no --counters: no L2 hit rate) is left out and said so.
+// A row fires when every measured input meets its condition and at least
+// two were measured; an input that was not measured (no --counters: no L2
+// hit rate) is left out and said so.
 // Each input's bands cover every value, but the inputs may point at
 // different rows (L2 70% with PCIe 50%): then no row fires and the nearest
 // row (most conditions met) is named.
@@ -33,10 +34,13 @@ struct HealthThresholds {
   double load_low_ms = 5.0, load_high_ms = 8.0;  ///< per step: > high war, [low, high] scheduling, < low restructuring
 
   /// Sets one threshold from "key=value" (keys: l2_low, l2_high, pcie_low,
-  /// pcie_high, load_low_ms, load_high_ms; ratios as 0.8 or 80%). Throws
-  /// InputError naming the key, the known keys, or the bad value; and when
-  /// a pair is no longer ordered (low > high).
+  /// pcie_high as rates, 0.8 or 80%, at most 100%; load_low_ms,
+  /// load_high_ms in ms). Throws InputError naming the key, the known keys,
+  /// or the bad value.
   void set(const std::string& assignment);
+  /// Throws InputError when a low threshold is above its high one (call
+  /// after every set(): the order of the settings does not matter).
+  void check() const;
 };
 
 /// One condition of one row, as evaluated.
@@ -52,16 +56,18 @@ struct HealthRow {
   std::string lever;   ///< what the article says to do, and what flashsim can simulate of it
   std::vector<HealthCondition> conditions;
   int met = 0, measured = 0;
-  bool fires() const { return measured > 0 && met == measured; }
+  /// Every measured condition met, and at least two of the three measured.
+  bool fires() const { return measured >= 2 && met == measured; }
 };
 
 struct HealthDecision {
   std::vector<HealthRow> rows;  ///< the three rows, in the table's order
   /// The row that fires, or "" when none does.
   std::string fired;
-  /// The row with the most conditions met (ties: table order); the fired
-  /// row when one fires.
+  /// The row with the most conditions met (ties: table order, the others in
+  /// `tied`); the fired row when one fires.
   std::string nearest;
+  std::vector<std::string> tied;
   /// One paragraph for people: which row fires and why, or why none does.
   std::string explain() const;
 };

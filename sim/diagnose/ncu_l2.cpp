@@ -17,7 +17,8 @@ double number(std::string text, const std::string& where, std::uint64_t line) {
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
   if (text.empty() || end == text.c_str() || *end != '\0' || !(v >= 0)) {
-    throw InputError(where + ":" + std::to_string(line) + ": metric value '" + excerpt(text) + "' is not a number");
+    throw InputError(where + ":" + std::to_string(line) + ": metric value '" + excerpt(text) +
+                     "' is not a number >= 0");
   }
   return v;
 }
@@ -50,8 +51,12 @@ NcuL2 read_ncu_l2(std::istream& in, const std::string& where, const std::regex& 
   std::map<std::string, std::size_t> by_id;
   while (read_csv_record(in, ',', record, line, where)) {
     if (record.rfind("==", 0) == 0) continue;
+    if (record.empty()) continue;
     const int n = split_csv_line(record, ',', cells);
-    if (n <= need) continue;
+    if (n <= need) {
+      throw InputError(where + ":" + std::to_string(line) + ": " + std::to_string(std::max(n, 0)) +
+                       " column(s), the header names column " + std::to_string(need + 1));
+    }
     const std::string& metric = cells[metric_col];
     const bool hit = metric == "lts__t_sectors_srcunit_tex_lookup_hit.sum";
     const bool miss = metric == "lts__t_sectors_srcunit_tex_lookup_miss.sum";

@@ -49,8 +49,11 @@ ProgramLevers simulate_program_levers(const TraceMeta& meta, const std::vector<A
 
   TraceMeta prefetched = meta;
   prefetched.program = std::make_shared<const Program>(with_prefetch(*meta.program, options.prefetch_distance));
-  add("prefetch", "pinned, and every H2D copy on a copy stream issued " + std::to_string(options.prefetch_distance) +
-                      " copy(ies) early (double buffering)",
+  add("prefetch",
+      options.prefetch_distance == 0
+          ? "pinned, and every H2D copy on a copy stream of its own at its own place (no longer queued behind kernels)"
+          : "pinned, and every H2D copy on a copy stream issued " + std::to_string(options.prefetch_distance) +
+                " copy(ies) early (double buffering)",
       median_ms(run_program(prefetched, records, hardware, pinned), skip));
 
   if (options.tier_capacity_bytes > 0) {

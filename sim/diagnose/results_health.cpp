@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/errors.h"
+#include "sim/results/run_result.h"
 #include "sim/policy/i_eviction_policy.h"
 #include "sim/run/scenario_runner.h"
 #include "sim/scenario/scenario_document.h"
@@ -59,8 +60,14 @@ std::vector<RunHealth> read_results_health(const std::filesystem::path& input, c
   } catch (const json::exception& e) {
     throw InputError(file.string() + ": not JSON (" + e.what() + ")");
   }
-  if (!doc.is_object() || !doc.contains("runs") || !doc["runs"].is_array()) {
+  if (!doc.is_object() || !doc.contains("runs")) {
     throw InputError(file.string() + ": lacks 'runs' (not a summary.json of flashsim run or replay)");
+  }
+  if (!doc["runs"].is_array()) throw InputError(file.string() + ": 'runs' is not an array");
+  if (!doc.contains("results_schema_version") || doc["results_schema_version"] != kResultsSchemaVersion) {
+    throw InputError(file.string() + ": results_schema_version " +
+                     (doc.contains("results_schema_version") ? doc["results_schema_version"].dump() : "missing") +
+                     ", this flashsim reads " + std::to_string(kResultsSchemaVersion));
   }
   const BytesPerSecond ceiling = hardware.execution.h2d_bandwidth > 0 ? hardware.execution.h2d_bandwidth
                                  : hardware.tiers.size() > 1         ? hardware.tiers[1].link_to_faster.bandwidth
@@ -74,7 +81,12 @@ std::vector<RunHealth> read_results_health(const std::filesystem::path& input, c
     h.policy = text(r, "policy", where);
     h.point_label = text(r, "point_label", where);
     h.engine = text(r, "engine", where);
+    if (r.contains("components") && !r["components"].is_array()) throw InputError(where + ": 'components' is not an array");
     const double sim_ns = number(r, "simulated_ns", where), stall_ns = number(r, "stall_ns", where);
+    if (sim_ns < 0 || stall_ns < 0 || stall_ns > sim_ns) {
+      throw InputError(where + ": stall_ns " + std::to_string(stall_ns) + " and simulated_ns " + std::to_string(sim_ns) +
+                       " are not times of one run");
+    }
     h.simulated_ms = sim_ns / 1e6;
     h.stall_ms = stall_ns / 1e6;
     h.stall_share = sim_ns > 0 ? stall_ns / sim_ns : 0;
@@ -85,6 +97,18 @@ std::vector<RunHealth> read_results_health(const std::filesystem::path& input, c
     } else {
       h.inputs.l2_hit_rate = number(r, "hit_ratio_by_byte", where);
       h.hit_rate_source = "fast tier (hit ratio by byte)";
+    }
+    if (!(*h.inputs.l2_hit_rate >= 0 && *h.inputs.l2_hit_rate <= 1)) {
+      throw InputError(where + ": hit ratio " + std::to_string(*h.inputs.l2_hit_rate) + " outside [0, 1]");
+    }
+    // Time-based inputs need simulated time (the cache-only engine has none),
+    // and per-step ones a step timeline, which a program run keeps in its capture.
+    if (sim_ns == 0 || h.engine == "program") {
+      h.note = sim_ns == 0 ? "no simulated time (engine " + h.engine + "): PCIe use, load time and stall not known"
+                           : "a captured program (engine program): its per-step copy timeline is in the capture; "
+                             "run `flashsim diagnose TRACE.h5` on it for PCIe use, load time and stall per step";
+      out.push_back(std::move(h));
+      continue;
     }
     const double tokens = number(r, "output_tokens", where);
     h.steps = tokens > 0 ? static_cast<std::uint64_t>(tokens) : 1;
@@ -116,6 +140,12 @@ std::vector<ResultsLever> simulate_results_levers(const std::filesystem::path& r
   }
   std::vector<std::string> texts;
   {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(h5, ec)) {
+      throw InputError(h5.string() + ": no such file; the levers re-run the resolved scenario it holds (--no-levers "
+                                     "to skip them)");
+    }
+    h5::QuietErrors quiet;  // libhdf5's own stack would print before our message
     auto file = h5::open_file_read(h5.string());
     if (!h5::link_exists(file.get(), "scenario")) {
       throw InputError(h5.string() + ": lacks /scenario (the resolved scenarios); levers need a results folder of flashsim run");
@@ -149,6 +179,10 @@ std::vector<ResultsLever> simulate_results_levers(const std::filesystem::path& r
     l.offline = offline;
     out.push_back(std::move(l));
   };
+  if (!PolicyRegistry::instance().has(run.policy)) {
+    throw InputError(summary.string() + ": run " + std::to_string(run.run) + " names policy '" + run.policy +
+                     "', which this flashsim does not have");
+  }
   // Every registered policy at the run's capacity, the run's prefetchers kept.
   std::string list;
   std::vector<std::string> names;

@@ -32,6 +32,7 @@ struct RunHealth {
   double stall_share = 0;
   double simulated_ms = 0, stall_ms = 0;
   std::uint64_t steps = 0;
+  std::string note;  ///< why the time-based inputs are absent, if they are
 };
 
 /// Reads every run of `summary_json` (a path to summary.json or its

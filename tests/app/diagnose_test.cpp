@@ -55,6 +55,9 @@ TEST(HealthTable, AnUnmeasuredInputIsLeftOutAndSaid) {
   EXPECT_EQ(d.rows[0].measured, 2);
   EXPECT_NE(d.explain().find("not measured: l2_hit_rate"), std::string::npos);
   EXPECT_EQ(decide(std::nullopt, std::nullopt, std::nullopt).fired, "");  // nothing measured fires nothing
+  const HealthDecision one = decide(0.5, std::nullopt, std::nullopt);    // one input is no decision
+  EXPECT_EQ(one.fired, "");
+  EXPECT_NE(one.explain().find("no decision: only 1 of the 3 inputs"), std::string::npos);
 }
 
 TEST(HealthTable, ThresholdsAreSettableAndCheckedByKey) {
@@ -68,7 +71,15 @@ TEST(HealthTable, ThresholdsAreSettableAndCheckedByKey) {
   EXPECT_EQ(decide(0.70, 0.93, 10.0, t).nearest, "scheduling_upgrade");
   EXPECT_NE(error_of<InputError>([&] { t.set("l2=0.5"); }).find("unknown key 'l2'"), std::string::npos);
   EXPECT_NE(error_of<InputError>([&] { t.set("l2_low=abc"); }).find("l2_low"), std::string::npos);
-  EXPECT_NE(error_of<InputError>([&] { t.set("l2_low=0.9"); }).find("above its high"), std::string::npos);
+  // Order does not matter: the pair is checked once all are set.
+  HealthThresholds u;
+  u.set("l2_low=0.9");
+  u.set("l2_high=0.95");
+  EXPECT_NO_THROW(u.check());
+  u.set("l2_high=0.85");
+  EXPECT_NE(error_of<InputError>([&] { u.check(); }).find("l2_low (90%) is above l2_high (85%)"), std::string::npos);
+  EXPECT_NE(error_of<InputError>([&] { t.set("l2_low=80"); }).find("at most 100%"), std::string::npos);
+  EXPECT_NE(error_of<InputError>([&] { t.set("load_low_ms=50%"); }).find("not a percentage"), std::string::npos);
   EXPECT_NE(error_of<InputError>([&] { t.set("nokey"); }).find("KEY=VALUE"), std::string::npos);
 }
 
@@ -296,8 +307,17 @@ TEST(DiagnoseCli, BadInputsAreNamed) {
     EXPECT_EQ(o.code, 2) << args << ": " << o.err;
     return o.err;
   };
-  EXPECT_NE(err("").find("either an input"), std::string::npos);
+  EXPECT_NE(err("").find("give an input"), std::string::npos);
   EXPECT_NE(err(trace + " -- true").find("not both"), std::string::npos);
+  EXPECT_NE(err(trace + " --policies nosuch").find("--policies: unknown policy 'nosuch'"), std::string::npos);
+  EXPECT_NE(err(trace + " --hardware nosuch").find("--hardware"), std::string::npos);
+  EXPECT_NE(err(trace + " --ncu-csv /tmp").find("--ncu-csv /tmp: not a file"), std::string::npos);
+  EXPECT_NE(err(trace + " --json ''").find("--json: an empty file name"), std::string::npos);
+  EXPECT_NE(err(trace + " --json /nonexistent/d.json").find("does not exist"), std::string::npos);
+  EXPECT_NE(err("--keep-trace k.txt -- true").find("--keep-trace k.txt"), std::string::npos);
+  EXPECT_NE(err(trace + " --threshold l2_high=0.7").find("l2_low (80%) is above l2_high (70%)"), std::string::npos);
+  EXPECT_NE(err(trace + " --skip-steps 100").find("--skip-steps"), std::string::npos);
+  EXPECT_NE(err(trace + " --run 1").find("--run applies to a results folder"), std::string::npos);
   EXPECT_NE(err(trace + " --counters").find("--counters needs a command"), std::string::npos);
   EXPECT_NE(err(trace + " --threshold bogus=1").find("unknown key 'bogus'"), std::string::npos);
   EXPECT_NE(err(trace + " --weight-kernels '('").find("--weight-kernels"), std::string::npos);
@@ -305,9 +325,13 @@ TEST(DiagnoseCli, BadInputsAreNamed) {
   EXPECT_NE(err(std::string(FLASHSIM_SOURCE_DIR) + "/tests/data/nope.h5").find("nope.h5"), std::string::npos);
   std::filesystem::create_directories(dir.path() / "s");
   test::write_file(dir.path() / "s/summary.json", "{\"runs\": 3}");
-  EXPECT_NE(err("s").find("lacks 'runs'"), std::string::npos);
+  EXPECT_NE(err("s").find("'runs' is not an array"), std::string::npos);
   ASSERT_EQ(test::run_flashsim(dir.path(), "run --out r --set cache.capacity=25%").code, 0);
   EXPECT_NE(err("r --run 99").find("--run 99"), std::string::npos);
+  EXPECT_NE(err("r --run -1").find("--run -1"), std::string::npos);
+  EXPECT_NE(err("r/results.h5").find("give the results folder"), std::string::npos);
+  std::filesystem::remove(dir.path() / "r/results.h5");
+  EXPECT_NE(err("r --run 0").find("results.h5: no such file"), std::string::npos);
 }
 
 }  // namespace
