@@ -8,6 +8,7 @@ pkgs=(
   libyaml-cpp-dev libhdf5-dev zlib1g-dev
   libcli11-dev libboost-graph-dev libeigen3-dev
   nlohmann-json3-dev libabsl-dev libsqlite3-dev
+  liblemon-dev                                    # min-cost flow: flashsim trace bound
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-matplotlib python3-h5py   # tools/plot_mrc.py
 )

@@ -67,6 +67,7 @@ FetchAdmission FastTier::begin_fetch(const PolicyAccess& a, std::vector<BlockInd
   if (!e.pinned) policy_->on_miss(a);
   if (!allocator_->could_ever_fit(a.bytes) || a.bytes > allocator_->capacity_bytes() - pinned_bytes_) {
     ++counters_.bypasses;
+    if (!e.pinned) policy_->on_bypass(a);
     return FetchAdmission::bypass;
   }
   const EvictionFilter filter{&FastTier::evictable, this, &FastTier::prefetch_entry};
@@ -86,6 +87,7 @@ FetchAdmission FastTier::begin_fetch(const PolicyAccess& a, std::vector<BlockInd
     const std::optional<BlockIndex> victim = policy_->evict(a.now_ns, filter);
     if (!victim) {
       ++counters_.bypasses;
+      if (!entries_[a.block].pinned) policy_->on_bypass(a);
       return FetchAdmission::bypass;
     }
     if (!evictable(this, *victim)) {

@@ -1,9 +1,11 @@
 // flashsim trace import|convert|stats|next-use|formats: the canonical trace
 // file and its importers (traces/), and trace statistics (traces/stats/).
 // Library code throws; main() turns errors into exit codes.
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -14,6 +16,11 @@
 #include "sim/cli/registry_listing.h"
 #include "sim/core/errors.h"
 #include "sim/core/unit_parse.h"
+#include "sim/scenario/scenario.h"
+#include "traces/stats/footprint.h"
+#ifdef FLASHSIM_HAVE_LEMON
+#include "sim/bound/optimal_bound.h"
+#endif
 #include "traces/atomic_file.h"
 #include "traces/hdf5_trace.h"
 #include "traces/importers/kineto.h"
@@ -40,6 +47,9 @@ constexpr const char* kUsage =
     "      miss-ratio curves (capacity in blocks and in bytes), from one stack-distance pass\n"
     "  flashsim trace next-use INPUT.h5 OUTPUT.h5\n"
     "      add next_use_index (for Belady/OPT) out of core\n"
+    "  flashsim trace bound TRACE --capacity C [--capacity C ...] [--json] [--format F]\n"
+    "      upper and lower bounds on the optimal hit ratio (by access and by byte) for variable-size\n"
+    "      blocks: FOO (min-cost flow), PFOO-L and segmented FOO-U on long traces (docs/policies.md)\n"
     "  flashsim trace formats\n"
     "      the trace formats and their options (-o KEY=VALUE)\n"
     "\n"
@@ -218,6 +228,86 @@ int do_next_use(const std::vector<std::string>& args) {
   return 0;
 }
 
+int do_bound(const std::vector<std::string>& args) {
+#ifdef FLASHSIM_HAVE_LEMON
+  CommonOptions c;
+  std::string input;
+  std::vector<std::string> capacities;
+  bool json = false;
+  long long exact = 200'000, segment = 50'000;
+  CLI::App app("Bounds on the optimal hit ratio for variable-size blocks (FOO; PFOO-L and segmented FOO-U beyond\n"
+               "--exact-max-accesses): no policy can hit more than the upper bound; the lower bound is a\n"
+               "schedule that exists (Berger, Beckmann, Harchol-Balter, SIGMETRICS 2018).",
+               "flashsim trace bound");
+  app.footer(kUsage);
+  app.add_option("trace", input, "the trace")->required();
+  app.add_option("-f,--format", c.format, "input format (default: from TRACE's name)");
+  app.add_option("-c,--capacity", capacities, "fast-tier capacity: bytes (2GiB) or a share of the footprint (10%); repeatable")
+      ->required()
+      ->allow_extra_args(false);
+  app.add_option("--exact-max-accesses", exact, "solve FOO on the whole trace up to this many accesses")
+      ->capture_default_str();
+  app.add_option("--segment", segment, "beyond it: accesses per segment of the lower bound")->capture_default_str();
+  app.add_flag("--json", json, "print JSON instead of text");
+  add_import_options(app, c);
+  if (!parse_command_line(app, args)) return 0;
+  if (exact < 1) throw InputError("--exact-max-accesses: expected >= 1");
+  if (segment < 2) throw InputError("--segment: expected >= 2");
+  std::unique_ptr<ITraceSource> source = open_trace(input, c.format, format_options(c));
+  const std::vector<AccessRecord> records = read_all_records(*source);
+  std::vector<ByteCount> bytes;
+  ByteCount footprint = 0;
+  for (const auto& text : capacities) {
+    const CapacitySpec spec = parse_option("--capacity", text, CapacitySpec::parse);
+    if (spec.is_fraction && footprint == 0) footprint = measure_footprint(*open_trace(input, c.format, format_options(c))).bytes;
+    bytes.push_back(spec.is_fraction ? spec.resolve(footprint) : spec.bytes);
+    if (bytes.back() == 0) throw InputError("--capacity " + text + ": 0 bytes of a " + std::to_string(footprint) + " B footprint");
+  }
+  BoundOptions options;
+  options.exact_max_accesses = static_cast<std::size_t>(exact);
+  options.segment_accesses = static_cast<std::size_t>(segment);
+  const std::vector<HitBound> bounds = optimal_hit_bounds(records, bytes, options);
+  if (json) {
+    nlohmann::ordered_json j;
+    j["trace"] = input;
+    for (std::size_t i = 0; i < bounds.size(); ++i) {
+      const HitBound& b = bounds[i];
+      j["bounds"].push_back({{"capacity", capacities[i]},
+                             {"capacity_bytes", b.capacity_bytes},
+                             {"hit_ratio_by_byte_upper", b.hit_ratio_by_byte_upper},
+                             {"hit_ratio_by_byte_lower", b.hit_ratio_by_byte_lower},
+                             {"hit_ratio_by_access_upper", b.hit_ratio_by_access_upper},
+                             {"hit_ratio_by_access_lower", b.hit_ratio_by_access_lower},
+                             {"method", b.method},
+                             {"accesses", b.accesses},
+                             {"reuse_intervals", b.intervals},
+                             {"bytes", b.bytes},
+                             {"seconds", b.seconds}});
+    }
+    std::cout << j.dump(1) << "\n";
+    return 0;
+  }
+  std::printf("trace %s: %zu accesses, %llu reuse intervals\n", input.c_str(), records.size(),
+              static_cast<unsigned long long>(bounds.front().intervals));
+  std::printf("%-12s %16s %-26s %-22s %-22s %8s\n", "capacity", "bytes", "method", "hit ratio by access",
+              "hit ratio by byte", "seconds");
+  for (std::size_t i = 0; i < bounds.size(); ++i) {
+    const HitBound& b = bounds[i];
+    char access[64], byte[64];
+    std::snprintf(access, sizeof access, "%.2f%% .. %.2f%%", 100 * b.hit_ratio_by_access_lower,
+                  100 * b.hit_ratio_by_access_upper);
+    std::snprintf(byte, sizeof byte, "%.2f%% .. %.2f%%", 100 * b.hit_ratio_by_byte_lower, 100 * b.hit_ratio_by_byte_upper);
+    std::printf("%-12s %16llu %-26s %-22s %-22s %8.2f\n", capacities[i].c_str(),
+                static_cast<unsigned long long>(b.capacity_bytes), b.method.c_str(), access, byte, b.seconds);
+  }
+  std::printf("(lower .. upper: no policy hits more than the upper bound; the lower bound is a schedule that exists)\n");
+  return 0;
+#else
+  (void)args;
+  throw Error("this flashsim was built without LEMON (Debian liblemon-dev): `trace bound` is not available");
+#endif
+}
+
 int do_formats() {
   list_registry(std::cout, "trace formats (options: -o KEY=VALUE, or workload.import in a scenario)",
                 TraceFormatRegistry::instance());
@@ -242,12 +332,13 @@ int trace_command(int argc, char** argv) {
   if (action == "stats") return do_stats(args);
   if (action == "next-use") return do_next_use(args);
   if (action == "formats") return do_formats();
+  if (action == "bound") return do_bound(args);
   throw InputError("unknown trace action '" + action + "'\n" + kUsage);
 }
 
 }  // namespace
 
-FLASHSIM_REGISTER_COMMAND("trace", "trace import|convert|stats|next-use|formats ...",
+FLASHSIM_REGISTER_COMMAND("trace", "trace import|convert|stats|next-use|bound|formats ...",
                           "import traces (CSV, libCacheSim oracleGeneral, PyTorch Kineto, ...) into\n"
                           "the canonical HDF5 form, and print their statistics",
                           &trace_command);

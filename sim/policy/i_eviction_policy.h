@@ -7,7 +7,8 @@
 //   * b absent (a miss)     -> on_miss(a); the driver makes room by calling
 //                              evict() until the block fits (or gives up and
 //                              serves the access without caching: a bypass),
-//                              then on_insert(a) once b is resident.
+//                              then on_insert(a) once b is resident, or
+//                              on_bypass(a) when it is served uncached.
 //   * b removed by the driver for another reason (cancelled prefetch,
 //     invalidation, explicit eviction by a controller) -> remove(b).
 // Pinned blocks and blocks in flight are never inside the policy; blocks in
@@ -75,6 +76,11 @@ class IEvictionPolicy {
 
   /// The block became resident (a demand fetch or a prefetch arrived).
   virtual void on_insert(const PolicyAccess& access) = 0;
+
+  /// The miss announced by on_miss(access) was served without caching the
+  /// block (too large, or evict() answered none): the miss is over.
+  /// Policies with admission state (belady_bypass) forget it here.
+  virtual void on_bypass(const PolicyAccess& access) { (void)access; }
 
   /// Choose a victim among the blocks the policy holds that `filter`
   /// allows, forget it and return it; std::nullopt when none is allowed.

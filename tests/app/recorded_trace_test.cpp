@@ -18,6 +18,9 @@
 #include <vector>
 
 #include "sim/engine/engine.h"
+#ifdef FLASHSIM_HAVE_LEMON
+#include "sim/bound/optimal_bound.h"
+#endif
 #include "sim/scenario/hardware_loader.h"
 #include "tests/support/shared_data.h"
 #include "traces/trace_formats.h"
@@ -102,6 +105,47 @@ TEST(RecordedH200Trace, ClosedFormsHoldForEveryPolicyAndBothEngines) {
     }
   }
 }
+
+#ifdef FLASHSIM_HAVE_LEMON
+// The flow bound (FOO, `flashsim trace bound`) finds the closed form by
+// itself: its upper bound by byte is 7/8 · C/F at every capacity (to the
+// byte of C's rounding), its schedule never exceeds the access closed form, and
+// Belady with forced admission falls far below it at small tiers (0% at 8%)
+// while belady_bypass reaches the lower bound.
+TEST(RecordedH200Trace, FlowBoundEqualsTheClosedFormAndBeladyIsNoBound) {
+  auto trace = open_trace(std::string(FLASHSIM_SOURCE_DIR) + "/scenarios/data/llama-2048x22.csv");
+  const std::vector<AccessRecord> records = read_all_records(*trace);
+  ASSERT_EQ(records.size(), kAccesses);
+  std::vector<ByteCount> capacities;
+  for (const double f : {0.05, 0.08, 0.25, 0.5, 0.75}) capacities.push_back(static_cast<ByteCount>(f * double(kFootprint)));
+  const std::vector<HitBound> bounds = optimal_hit_bounds(records, capacities);
+  for (std::size_t i = 0; i < bounds.size(); ++i) {
+    const ByteCount capacity = capacities[i];
+    SCOPED_TRACE(capacity);
+    const double byte_bound = double(kPasses - 1) / double(kPasses) * double(capacity) / double(kFootprint);
+    const double access_bound = double((kPasses - 1) * most_blocks_fitting(capacity)) / double(kAccesses);
+    EXPECT_EQ(bounds[i].method, "FOO");
+    EXPECT_NEAR(bounds[i].hit_ratio_by_byte_upper, byte_bound, 1e-9);
+    // By access the closed form is integral and the flow's upper bound fractional (it may keep part of a
+    // block), so only the flow's integral schedule must stay under it.
+    EXPECT_LE(bounds[i].hit_ratio_by_access_lower, access_bound + 1e-12);
+    for (const char* policy : {"belady", "belady_bypass"}) {
+      CacheConfig cache;
+      cache.capacity_bytes = capacity;
+      cache.eviction.impl = policy;
+      trace->rewind();
+      const RunMetrics m = run_cache_only(*trace, cache);
+      EXPECT_LE(m.total.hit_ratio_by_byte(), bounds[i].hit_ratio_by_byte_upper + 1e-12) << policy;
+      if (std::string(policy) == "belady_bypass") {
+        EXPECT_GE(m.total.hit_ratio_by_byte(), bounds[i].hit_ratio_by_byte_lower - 1e-12);
+      }
+      if (std::string(policy) == "belady" && i == 1) {
+        EXPECT_EQ(m.total.bytes_hit, 0u);  // 8%: flushes everything
+      }
+    }
+  }
+}
+#endif
 
 }  // namespace
 }  // namespace flashsim

@@ -93,6 +93,7 @@ inline HandRun drive(IEvictionPolicy& policy, ByteCount capacity_bytes, const st
     policy.on_miss(a);
     if (s.bytes > capacity_bytes) {
       ++c.bypasses;
+      policy.on_bypass(a);
       run.outcome += 'B';
       continue;
     }
@@ -113,6 +114,7 @@ inline HandRun drive(IEvictionPolicy& policy, ByteCount capacity_bytes, const st
     }
     if (!fits) {
       ++c.bypasses;
+      policy.on_bypass(a);
       run.outcome += 'B';
       continue;
     }

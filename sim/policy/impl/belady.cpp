@@ -22,7 +22,14 @@
 //     stale entries sink below every live one. When stale entries outnumber
 //     live ones the heap is compacted in place: memory stays O(resident
 //     blocks), each access costs O(log n) amortised.
+//
+// `belady_bypass` adds admission (the offline policy for variable sizes and
+// the one the flow bound of `flashsim trace bound` is compared with): a
+// missed block whose next use is further than that of the block it would
+// evict is not cached (a bypass). For uniform sizes this is OPT with
+// bypassing allowed, which the bound meets exactly.
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "sim/policy/block_table.h"
@@ -99,21 +106,30 @@ class MaxHeap4 {
 
 class BeladyPolicy final : public IEvictionPolicy {
  public:
-  explicit BeladyPolicy(const PolicyContext& context) { blocks_.reserve(context.block_count); }
+  BeladyPolicy(const PolicyContext& context, bool bypass) : bypass_(bypass) { blocks_.reserve(context.block_count); }
 
-  std::string_view name() const override { return "belady"; }
+  std::string_view name() const override { return bypass_ ? "belady_bypass" : "belady"; }
   void prefetch(BlockIndex block) const override {
     if (block < blocks_.size()) __builtin_prefetch(&blocks_[block], 1);
   }
   bool needs_next_use() const override { return true; }
 
+  void on_miss(const PolicyAccess& a) override {
+    incoming_ = true;
+    incoming_next_use_ = a.next_use_index;
+  }
+
+  void on_bypass(const PolicyAccess&) override { incoming_ = false; }
+
   void on_hit(const PolicyAccess& a) override {
+    incoming_ = false;
     // Already on the never-again stack: nothing changes (no duplicate).
     if (a.next_use_index == kNeverAccessedAgain && blocks_[a.block].next_use == kNeverAccessedAgain) return;
     track(a.block, a.next_use_index);
   }
 
   void on_insert(const PolicyAccess& a) override {
+    incoming_ = false;
     grow_to_hold(blocks_, a.block);
     if (!blocks_[a.block].held) {
       blocks_[a.block].held = 1;
@@ -123,6 +139,8 @@ class BeladyPolicy final : public IEvictionPolicy {
   }
 
   std::optional<BlockIndex> evict(Nanoseconds, const EvictionFilter& filter) override {
+    // Admission: a block never used again is not worth any eviction.
+    if (bypass_ && incoming_ && incoming_next_use_ == kNeverAccessedAgain) return std::nullopt;
     std::optional<BlockIndex> victim;
     // Never used again first.
     while (!never_.empty()) {
@@ -146,6 +164,10 @@ class BeladyPolicy final : public IEvictionPolicy {
       if (!filter.allows(top.block)) {
         refused_.push_back(top);
         continue;
+      }
+      if (bypass_ && incoming_ && top.next_use < incoming_next_use_) {
+        heap_.push(top);  // the incoming block is used later than every candidate: bypass it
+        break;
       }
       victim = top.block;
     }
@@ -191,6 +213,9 @@ class BeladyPolicy final : public IEvictionPolicy {
   std::vector<HeapEntry> refused_;
   std::vector<BlockIndex> refused_never_;
   std::size_t held_count_ = 0;
+  const bool bypass_;
+  bool incoming_ = false;  ///< a miss is being served (on_miss seen, no insert yet)
+  std::uint64_t incoming_next_use_ = kNeverAccessedAgain;
 };
 
 }  // namespace
@@ -200,7 +225,16 @@ FLASHSIM_REGISTER_POLICY({"belady",
                           "for variable sizes (Belady, IBM Systems Journal 1966)",
                           {},
                           [](const ParamValues&, const PolicyContext& c) -> std::unique_ptr<IEvictionPolicy> {
-                            return std::make_unique<BeladyPolicy>(c);
+                            return std::make_unique<BeladyPolicy>(c, false);
+                          }});
+
+FLASHSIM_REGISTER_POLICY({"belady_bypass",
+                          "offline: Belady with admission, a miss used later than the block it would evict is "
+                          "not cached; OPT for uniform sizes with bypassing, the practical offline policy for "
+                          "variable sizes (Belady 1966; bypass as in Berger et al., SIGMETRICS 2018)",
+                          {},
+                          [](const ParamValues&, const PolicyContext& c) -> std::unique_ptr<IEvictionPolicy> {
+                            return std::make_unique<BeladyPolicy>(c, true);
                           }});
 
 }  // namespace flashsim
