@@ -13,16 +13,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <vector>
 
-#define CHECK(call)                                                                                \
-  do {                                                                                             \
-    const cudaError_t e_ = (call);                                                                 \
-    if (e_ != cudaSuccess) {                                                                       \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                                \
-    }                                                                                              \
-  } while (0)
+#include "hw/cuda_check.h"
+
+#define CHECK(call) FLASHSIM_CUDA_CHECK(call)  // throws flashsim::Error naming the call
 
 __global__ void consume(const float4* data, size_t n, float* out) {
   float s = 0;
@@ -33,7 +29,7 @@ __global__ void consume(const float4* data, size_t n, float* out) {
   if (s == 1234.5f) *out = s;  // keeps the loads; practically never taken
 }
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   if (argc != 5 || (std::strcmp(argv[4], "pinned") != 0 && std::strcmp(argv[4], "pageable") != 0)) {
     std::fprintf(stderr, "usage: %s STEPS CHUNKS CHUNK_MIB pinned|pageable\n", argv[0]);
     return 2;
@@ -82,4 +78,13 @@ int main(int argc, char** argv) {
     }
   }
   return 0;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "flashsim_copy_bound: %s\n", e.what());
+    return 1;
+  }
 }
