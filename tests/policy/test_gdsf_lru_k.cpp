@@ -52,3 +52,45 @@ TEST(LruK, WithKOneIsLru) {
 
 }  // namespace
 }  // namespace flashsim::test
+
+namespace flashsim::test {
+namespace {
+
+// LeCaR with its learning switched off is one of its experts: LRU with
+// w_lru = 1, LFU with w_lru = 0 (flashsim's LFU: in-cache counts, ties LRU).
+TEST(Lecar, WithoutLearningIsItsExpert) {
+  for (std::uint32_t seed = 1; seed <= 8; ++seed) {
+    const std::vector<Step> steps = random_steps(seed, 2000, 50, 8);
+    for (ByteCount capacity : {ByteCount{10}, ByteCount{60}}) {
+      const HandRun lru = drive("lru", capacity, steps);
+      const HandRun as_lru =
+          drive("lecar", capacity, steps, {{"learning_rate", "0"}, {"initial_lru_weight", "1"}});
+      EXPECT_EQ(as_lru.victims, lru.victims) << "seed " << seed << " capacity " << capacity;
+      const HandRun lfu = drive("lfu", capacity, steps);
+      const HandRun as_lfu =
+          drive("lecar", capacity, steps, {{"learning_rate", "0"}, {"initial_lru_weight", "0"}});
+      EXPECT_EQ(as_lfu.victims, lfu.victims) << "seed " << seed << " capacity " << capacity;
+    }
+  }
+}
+
+// Learning: each round reads a hot block A twice, then three new blocks;
+// capacity 3. LRU evicts A at the third new block of every round (one hit
+// a round: 60); LFU keeps A, whose count is 2 or more (119). Each time LRU's
+// choice evicted A, A's next miss finds it in LRU's history and LRU loses
+// weight (x0.64 a time): LeCaR soon follows LFU.
+TEST(Lecar, LearnsAwayFromLruWhenScansFlushAHotBlock) {
+  std::vector<Step> s;
+  BlockIndex next = 1;
+  for (int round = 0; round < 60; ++round) {
+    s.push_back({0, 1, static_cast<Nanoseconds>(s.size())});
+    s.push_back({0, 1, static_cast<Nanoseconds>(s.size())});
+    for (int k = 0; k < 3; ++k) s.push_back({next++, 1, static_cast<Nanoseconds>(s.size())});
+  }
+  EXPECT_EQ(drive("lru", 3, s).counters.hits, 60u);
+  EXPECT_EQ(drive("lfu", 3, s).counters.hits, 119u);
+  EXPECT_GT(drive("lecar", 3, s).counters.hits, 100u);
+}
+
+}  // namespace
+}  // namespace flashsim::test

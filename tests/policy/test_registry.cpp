@@ -10,7 +10,8 @@ namespace {
 
 TEST(PolicyRegistry, ListsAllPolicies) {
   EXPECT_EQ(all_policy_names(), (std::vector<std::string>{"2q", "arc", "belady", "belady_bypass", "clock", "fifo",
-                                                          "gdsf", "lfu", "lru", "lru_k", "mlru", "s3fifo", "sieve"}));
+                                                          "gdsf", "lecar", "lfu", "lru", "lru_k", "mlru", "s3fifo",
+                                                          "sieve"}));
 }
 
 TEST(PolicyRegistry, EveryPolicyBuildsWithDefaultsAndKnowsItsName) {
