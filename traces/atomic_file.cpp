@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <system_error>
 
@@ -186,6 +187,17 @@ void AtomicFile::discard() noexcept {
   done_ = true;
   unregister_temp(slot_);
   slot_ = -1;
+}
+
+void write_file_atomically(const std::filesystem::path& target, std::string_view text) {
+  AtomicFile file(target);
+  {
+    std::ofstream out(file.temp_path(), std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) throw Error("cannot write '" + file.temp_path().string() + "' (for '" + target.string() + "')");
+  }
+  file.commit();
 }
 
 std::vector<std::filesystem::path> remove_stale_temp_files(const std::filesystem::path& dir, std::string_view marker) {

@@ -38,6 +38,11 @@ class AtomicFile {
   int slot_ = -1;  // in the registry of live temp files (-1: not registered)
 };
 
+/// Writes `text` to `target` through an AtomicFile: complete or absent.
+/// Throws what AtomicFile throws, and Error naming the temp file (and the
+/// target) when the write fails.
+void write_file_atomically(const std::filesystem::path& target, std::string_view text);
+
 /// Removes the temp file of every live (uncommitted, undiscarded) AtomicFile
 /// of this process, then the folders of live SignalCleanupGuards.
 /// Async-signal-safe (a fixed table of paths, unlink(2) and rmdir(2), no

@@ -4,7 +4,6 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <string>
 #include <string_view>
@@ -71,13 +70,7 @@ int fit_command(int argc, char** argv) {
   const FitResult result = fit_profile(suite, o, &std::cerr);
   print_fit(std::cout, result);
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
-  AtomicFile file(path);
-  {
-    std::ofstream f(file.temp_path());
-    f << fitted_profile_yaml(suite, result, name, path);
-    if (!f) throw Error("cannot write " + file.temp_path().string());
-  }
-  file.commit();
+  write_file_atomically(path, fitted_profile_yaml(suite, result, name, path));
   std::cout << "profile: " << path.string() << "\n";
   return 0;
 }

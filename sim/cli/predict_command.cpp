@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -163,13 +162,7 @@ int predict_command(int argc, char** argv) {
     j["host_blocked_ns"] = p.host_blocked_ns;
     j["hits"] = p.counters.hits;
     j["misses"] = p.counters.misses;
-    AtomicFile file(json_out);
-    {
-      std::ofstream f(file.temp_path());
-      f << j.dump(1) << "\n";
-      if (!f) throw Error("cannot write " + file.temp_path().string());
-    }
-    file.commit();
+    write_file_atomically(json_out, j.dump(1) + "\n");
   }
   return 0;
 }

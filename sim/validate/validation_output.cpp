@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iomanip>
 #include <nlohmann/json.hpp>
 
@@ -201,13 +200,7 @@ std::string validation_json_text(const ValidationReport& report) {
 std::filesystem::path write_validation_json(const std::filesystem::path& dir, const ValidationReport& report) {
   std::filesystem::create_directories(dir);
   const std::filesystem::path path = dir / "validation.json";
-  AtomicFile out(path);
-  {
-    std::ofstream f(out.temp_path());
-    f << validation_json_text(report);
-    if (!f) throw Error(path.string() + ": write failed");
-  }
-  out.commit();
+  write_file_atomically(path, validation_json_text(report));
   return path;
 }
 
