@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <regex>
 #include <string>
 #include <vector>
@@ -87,16 +88,6 @@ void print_decision(const HealthDecision& d) {
   std::printf("  -> %s\n", d.explain().c_str());
 }
 
-void write_json(const std::string& path, const json& j) {
-  AtomicFile file(path);
-  {
-    std::ofstream f(file.temp_path());
-    f << j.dump(1) << "\n";
-    if (!f) throw Error("cannot write " + file.temp_path().string());
-  }
-  file.commit();
-}
-
 HealthThresholds thresholds_of(const Options& o) {
   HealthThresholds t;
   for (const auto& s : o.thresholds) t.set(s);
@@ -113,9 +104,12 @@ json diagnose_trace(const std::string& trace, const Options& o, const HardwarePr
     throw InputError(trace + ": the trace has no program (schema 2): diagnose needs a `flashsim capture` trace, a "
                              "results folder, or a command after --");
   }
-  const ProgramHealth h = parse_option("--skip-steps", trace, [&](const std::string&) {
-    return measure_program_health(*meta.program, hw, static_cast<std::size_t>(o.skip));
-  });
+  ProgramHealth h;
+  try {
+    h = measure_program_health(*meta.program, hw, static_cast<std::size_t>(o.skip));
+  } catch (const InputError& e) {
+    throw InputError(std::string("--skip-steps: ") + e.what());
+  }
   HealthInputs in;
   in.pcie_utilisation = h.pcie_utilisation();
   in.weight_load_ms = h.median_weight_load_ms;
@@ -214,7 +208,7 @@ json diagnose_trace(const std::string& trace, const Options& o, const HardwarePr
   lo.prefetch_distance = static_cast<std::size_t>(o.prefetch_distance);
   lo.policies = o.policies;
   const CapacitySpec cap = parse_option("--tier-capacity", o.tier_capacity, CapacitySpec::parse);
-  lo.tier_capacity_bytes = cap.is_fraction ? cap.resolve(measure_footprint(*open_trace(trace)).bytes) : cap.bytes;
+  lo.tier_capacity_bytes = cap.is_fraction ? cap.resolve(measure_footprint(*source).bytes) : cap.bytes;
   if (h.whole_program) {
     std::printf("levers: not simulated: the execution model measures time per step and the program has no step marks\n");
     return j;
@@ -251,7 +245,9 @@ json diagnose_trace(const std::string& trace, const Options& o, const HardwarePr
 }
 
 json diagnose_results(const std::string& input, const Options& o, const HardwareProfile& hw) {
-  const std::vector<RunHealth> runs = read_results_health(input, hw);
+  const ResultsHealth results = read_results_health(input, hw);
+  const std::vector<RunHealth>& runs = results.runs;
+  std::optional<ResultsLevers> levers;  // made at the first run that has levers (reads results.h5)
   const HealthThresholds t = thresholds_of(o);
   json j;
   j["input"] = input;
@@ -283,7 +279,8 @@ json diagnose_results(const std::string& input, const Options& o, const Hardware
     run["decision"] = decision_json(d, r.inputs);
     if (!o.no_levers && r.note.empty()) {
       std::printf("  levers (re-run from results.h5's resolved scenario):\n");
-      for (const ResultsLever& l : simulate_results_levers(input, r, o.jobs)) {
+      if (!levers) levers.emplace(results, o.jobs);
+      for (const ResultsLever& l : levers->simulate(r)) {
         std::printf("    %-22s %10.3f ms  %+6.1f%%  (stall %.3f ms)%s\n", l.name.c_str(), l.simulated_ms,
                     l.change * 100.0, l.stall_ms, l.offline ? "  offline reference" : "");
         run["levers"].push_back({{"lever", l.name}, {"simulated_ms", l.simulated_ms}, {"stall_ms", l.stall_ms},
@@ -493,7 +490,7 @@ int diagnose_command(int argc, char** argv) {
     j = results ? diagnose_results(input, o, hw) : diagnose_trace(input, o, hw, l2, std::nullopt, "");
   }
   if (!o.json_out.empty()) {
-    write_json(o.json_out, j);
+    write_file_atomically(o.json_out, j.dump(1) + "\n");
     std::printf("wrote %s\n", o.json_out.c_str());
   }
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw Error("cannot write to standard output");

@@ -259,7 +259,7 @@ int do_bound(const std::vector<std::string>& args) {
   ByteCount footprint = 0;
   for (const auto& text : capacities) {
     const CapacitySpec spec = parse_option("--capacity", text, CapacitySpec::parse);
-    if (spec.is_fraction && footprint == 0) footprint = measure_footprint(*open_trace(input, c.format, format_options(c))).bytes;
+    if (spec.is_fraction && footprint == 0) footprint = measure_footprint(*source).bytes;
     bytes.push_back(spec.is_fraction ? spec.resolve(footprint) : spec.bytes);
     if (bytes.back() == 0) throw InputError("--capacity " + text + ": 0 bytes of a " + std::to_string(footprint) + " B footprint");
   }

@@ -3,10 +3,10 @@
 #include <memory>
 
 #include "sim/core/errors.h"
+#include "sim/diagnose/registered_policies.h"
 #include "sim/engine/program_executor.h"
 #include "sim/engine/program_prefetch.h"
 #include "sim/engine/static_placement.h"
-#include "sim/policy/i_eviction_policy.h"
 
 namespace flashsim::diagnose {
 namespace {
@@ -17,11 +17,6 @@ double median_ms(const ProgramPrediction& p, std::size_t skip, bool recorded = f
                      " steps leaves no step to measure");
   }
   return p.median_step_ns(skip, recorded) / 1e6;
-}
-
-bool is_offline(const std::string& policy, ByteCount capacity) {
-  const auto made = PolicyRegistry::instance().create(policy, {}, PolicyContext{capacity, 0});
-  return made->needs_next_use();
 }
 
 }  // namespace
@@ -68,17 +63,14 @@ ProgramLevers simulate_program_levers(const TraceMeta& meta, const std::vector<A
                                 "llama.cpp -ngl)",
           median_ms(run_program(meta, records, hardware, resident), skip));
     }
-    std::vector<std::string> names = options.policies;
-    if (names.empty()) {
-      for (const auto* e : PolicyRegistry::instance().entries()) names.push_back(e->name);
-    }
+    const std::vector<std::string> names = options.policies.empty() ? registered_policy_names() : options.policies;
     double best = 0;
     for (const std::string& name : names) {
       ExecutorOptions tier = base;
       tier.as_recorded = false;
       tier.cache.eviction.impl = name;
       tier.cache.capacity_bytes = options.tier_capacity_bytes;
-      const bool offline = is_offline(name, options.tier_capacity_bytes);
+      const bool offline = is_offline_policy(name);
       const double ms = median_ms(run_program(meta, records, hardware, tier), skip);
       add("tier:" + name,
           "a fast tier of " + std::to_string(options.tier_capacity_bytes) + " B under " + name +

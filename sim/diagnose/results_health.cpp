@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/errors.h"
+#include "sim/diagnose/registered_policies.h"
 #include "sim/results/run_result.h"
 #include "sim/policy/i_eviction_policy.h"
 #include "sim/run/scenario_runner.h"
@@ -50,7 +51,7 @@ double component(const json& run, const std::string& prefix, const char* name) {
 
 }  // namespace
 
-std::vector<RunHealth> read_results_health(const std::filesystem::path& input, const HardwareProfile& hardware) {
+ResultsHealth read_results_health(const std::filesystem::path& input, const HardwareProfile& hardware) {
   const std::filesystem::path file = summary_path(input);
   std::ifstream in(file);
   if (!in) throw InputError(file.string() + ": cannot read (a results folder of flashsim run or replay?)");
@@ -72,12 +73,18 @@ std::vector<RunHealth> read_results_health(const std::filesystem::path& input, c
   const BytesPerSecond ceiling = hardware.execution.h2d_bandwidth > 0 ? hardware.execution.h2d_bandwidth
                                  : hardware.tiers.size() > 1         ? hardware.tiers[1].link_to_faster.bandwidth
                                                                      : 0;
-  std::vector<RunHealth> out;
+  ResultsHealth results;
+  results.summary = file;
+  if (doc.contains("scenario_source") && doc["scenario_source"].is_string()) {
+    results.scenario_source = doc["scenario_source"].get<std::string>();
+  }
+  std::vector<RunHealth>& out = results.runs;
   for (std::size_t i = 0; i < doc["runs"].size(); ++i) {
     const json& r = doc["runs"][i];
     const std::string where = file.string() + ": runs[" + std::to_string(i) + "]";
     RunHealth h;
     h.run = static_cast<std::size_t>(number(r, "run", where));
+    h.point = r.contains("point") && r["point"].is_number_unsigned() ? r["point"].get<std::size_t>() : 0;
     h.policy = text(r, "policy", where);
     h.point_label = text(r, "point_label", where);
     h.engine = text(r, "engine", where);
@@ -121,85 +128,77 @@ std::vector<RunHealth> read_results_health(const std::filesystem::path& input, c
     out.push_back(std::move(h));
   }
   if (out.empty()) throw InputError(file.string() + ": no runs");
+  return results;
+}
+
+ResultsLevers::ResultsLevers(const ResultsHealth& results, unsigned jobs)
+    : summary_(results.summary), h5_(results.summary.parent_path() / "results.h5"), jobs_(jobs) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(h5_, ec)) {
+    throw InputError(h5_.string() + ": no such file; the levers re-run the resolved scenario it holds (--no-levers "
+                                    "to skip them)");
+  }
+  {
+    h5::QuietErrors quiet;  // libhdf5's own stack would print before our message
+    auto file = h5::open_file_read(h5_.string());
+    if (!h5::link_exists(file.get(), "scenario")) {
+      throw InputError(h5_.string() +
+                       ": lacks /scenario (the resolved scenarios); levers need a results folder of flashsim run");
+    }
+    auto ds = h5::open_dataset(file.get(), "scenario");
+    texts_ = h5::read_strings(ds.get(), h5::length(ds.get(), h5_.string() + ": /scenario"));
+  }
+  const std::string& source = results.scenario_source;
+  base_ = source.empty() || source.front() == '<' ? std::filesystem::current_path()
+                                                  : std::filesystem::path(source).parent_path();
+}
+
+std::vector<ResultsLever> ResultsLevers::run_point(std::size_t point, const std::vector<std::string>& sets) const {
+  std::vector<Override> overrides;
+  for (const auto& s : sets) overrides.push_back(parse_override(s));
+  const ScenarioDocument document =
+      ScenarioDocument::from_text(texts_[point], h5_.string() + " point " + std::to_string(point), base_, overrides);
+  RunnerOptions options;
+  options.jobs = jobs_;
+  std::vector<ResultsLever> out;
+  for (const RunResult& r : run_scenario(document, options).runs) {
+    ResultsLever l;
+    l.name = r.policy;
+    l.stall_ms = static_cast<double>(r.result.metrics.total.stall_ns) / 1e6;
+    l.simulated_ms = static_cast<double>(r.result.metrics.simulated_ns) / 1e6;
+    out.push_back(std::move(l));
+  }
   return out;
 }
 
-std::vector<ResultsLever> simulate_results_levers(const std::filesystem::path& results_dir, const RunHealth& run,
-                                                  unsigned jobs) {
-  const std::filesystem::path dir =
-      std::filesystem::is_directory(results_dir) ? results_dir : results_dir.parent_path();
-  const std::filesystem::path h5 = dir / "results.h5";
-  const std::filesystem::path summary = dir / "summary.json";
-  std::ifstream sin(summary);
-  const json doc = json::parse(sin, nullptr, false);
-  std::size_t point = 0;
-  if (doc.is_object() && doc.contains("runs") && doc["runs"].is_array()) {
-    for (const json& r : doc["runs"]) {
-      if (r.value("run", std::size_t{0}) == run.run) point = r.value("point", std::size_t{0});
-    }
+std::vector<ResultsLever> ResultsLevers::simulate(const RunHealth& run) {
+  if (run.point >= texts_.size()) {
+    throw InputError(h5_.string() + ": /scenario has " + std::to_string(texts_.size()) + " point(s), run " +
+                     std::to_string(run.run) + " is of point " + std::to_string(run.point));
   }
-  std::vector<std::string> texts;
-  {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(h5, ec)) {
-      throw InputError(h5.string() + ": no such file; the levers re-run the resolved scenario it holds (--no-levers "
-                                     "to skip them)");
-    }
-    h5::QuietErrors quiet;  // libhdf5's own stack would print before our message
-    auto file = h5::open_file_read(h5.string());
-    if (!h5::link_exists(file.get(), "scenario")) {
-      throw InputError(h5.string() + ": lacks /scenario (the resolved scenarios); levers need a results folder of flashsim run");
-    }
-    auto ds = h5::open_dataset(file.get(), "scenario");
-    texts = h5::read_strings(ds.get(), h5::length(ds.get(), h5.string() + ": /scenario"));
-  }
-  if (point >= texts.size()) {
-    throw InputError(h5.string() + ": /scenario has " + std::to_string(texts.size()) + " point(s), run " +
-                     std::to_string(run.run) + " is of point " + std::to_string(point));
-  }
-  std::string source = doc.is_object() ? doc.value("scenario_source", "") : "";
-  const std::filesystem::path base =
-      source.empty() || source.front() == '<' ? std::filesystem::current_path() : std::filesystem::path(source).parent_path();
-  RunnerOptions options;
-  options.jobs = jobs;
-  auto run_with = [&](const std::vector<std::string>& sets) {
-    std::vector<Override> overrides;
-    for (const auto& s : sets) overrides.push_back(parse_override(s));
-    const ScenarioDocument document =
-        ScenarioDocument::from_text(texts[point], h5.string() + " point " + std::to_string(point), base, overrides);
-    return run_scenario(document, options);
-  };
-  std::vector<ResultsLever> out;
-  auto add = [&](std::string name, const RunResult& r, bool offline = false) {
-    ResultsLever l;
-    l.name = std::move(name);
-    l.stall_ms = static_cast<double>(r.result.metrics.total.stall_ns) / 1e6;
-    l.simulated_ms = static_cast<double>(r.result.metrics.simulated_ns) / 1e6;
-    l.change = run.simulated_ms > 0 ? (l.simulated_ms - run.simulated_ms) / run.simulated_ms : 0;
-    l.offline = offline;
-    out.push_back(std::move(l));
-  };
   if (!PolicyRegistry::instance().has(run.policy)) {
-    throw InputError(summary.string() + ": run " + std::to_string(run.run) + " names policy '" + run.policy +
+    throw InputError(summary_.string() + ": run " + std::to_string(run.run) + " names policy '" + run.policy +
                      "', which this flashsim does not have");
   }
-  // Every registered policy at the run's capacity, the run's prefetchers kept.
-  std::string list;
-  std::vector<std::string> names;
-  for (const auto* e : PolicyRegistry::instance().entries()) {
-    names.push_back(e->name);
-    list += (list.empty() ? "" : ", ") + std::string("{impl: ") + e->name + "}";
+  // Every registered policy at the run's capacity, the run's prefetchers kept: once a point.
+  auto cached = policy_levers_.find(run.point);
+  if (cached == policy_levers_.end()) {
+    std::string list;
+    for (const std::string& name : registered_policy_names()) list += (list.empty() ? "" : ", ") + ("{impl: " + name + "}");
+    std::vector<ResultsLever> levers = run_point(run.point, {"policies=[" + list + "]"});
+    for (ResultsLever& l : levers) {
+      l.offline = is_offline_policy(l.name);
+      l.name = "policy:" + l.name;
+    }
+    cached = policy_levers_.emplace(run.point, std::move(levers)).first;
   }
-  const ScenarioResults policies = run_with({"policies=[" + list + "]"});
-  for (std::size_t i = 0; i < policies.runs.size() && i < names.size(); ++i) {
-    const bool offline = PolicyRegistry::instance().create(names[i], {}, PolicyContext{1, 0})->needs_next_use();
-    add("policy:" + names[i], policies.runs[i], offline);
+  std::vector<ResultsLever> out = cached->second;
+  for (ResultsLever& l : run_point(run.point, {"prefetch=[{impl: lookahead}]", "policies=[{impl: " + run.policy + "}]"})) {
+    l.name = "prefetch:lookahead";
+    out.push_back(std::move(l));
   }
-  const ScenarioResults prefetch = run_with({"prefetch=[{impl: lookahead}]", "policies=[{impl: " + run.policy + "}]"});
-  if (!prefetch.runs.empty()) add("prefetch:lookahead", prefetch.runs.front());
-  if (run.engine == "program") {
-    const ScenarioResults pinned = run_with({"workload.host_memory=pinned", "policies=[{impl: " + run.policy + "}]"});
-    if (!pinned.runs.empty()) add("pinned", pinned.runs.front());
+  for (ResultsLever& l : out) {
+    l.change = run.simulated_ms > 0 ? (l.simulated_ms - run.simulated_ms) / run.simulated_ms : 0;
   }
   return out;
 }
