@@ -87,7 +87,12 @@ ProgramHealth measure_program_health(const Program& program, const HardwareProfi
     (op.direction == CopyDirection::h2d ? s.h2d_bytes : s.d2h_bytes) += op.bytes;
   }
   std::vector<double> step_ms, load_ms, d2h_ms, h2d_use, d2h_use, stall, kernel_share;
+  double h2d_bytes = 0, d2h_bytes = 0, h2d_busy = 0, d2h_busy = 0;
   for (StepHealth& s : h.steps) {
+    h2d_bytes += static_cast<double>(s.h2d_bytes);
+    d2h_bytes += static_cast<double>(s.d2h_bytes);
+    h2d_busy += static_cast<double>(s.h2d_busy_ns);
+    d2h_busy += static_cast<double>(s.d2h_busy_ns);
     const double sec = static_cast<double>(s.duration_ns) / 1e9;
     if (sec > 0 && h.h2d_ceiling > 0) s.h2d_utilisation = static_cast<double>(s.h2d_bytes) / sec / h.h2d_ceiling;
     if (sec > 0 && h.d2h_ceiling > 0) s.d2h_utilisation = static_cast<double>(s.d2h_bytes) / sec / h.d2h_ceiling;
@@ -100,13 +105,6 @@ ProgramHealth measure_program_health(const Program& program, const HardwareProfi
     stall.push_back(s.stall_share);
     kernel_share.push_back(s.duration_ns > 0 ? static_cast<double>(s.kernel_busy_ns) / static_cast<double>(s.duration_ns)
                                              : 0);
-  }
-  double h2d_bytes = 0, d2h_bytes = 0, h2d_busy = 0, d2h_busy = 0;
-  for (const StepHealth& s : h.steps) {
-    h2d_bytes += static_cast<double>(s.h2d_bytes);
-    d2h_bytes += static_cast<double>(s.d2h_bytes);
-    h2d_busy += static_cast<double>(s.h2d_busy_ns);
-    d2h_busy += static_cast<double>(s.d2h_busy_ns);
   }
   h.h2d_while_copying_bytes_per_s = h2d_busy > 0 ? h2d_bytes / h2d_busy * 1e9 : 0;
   h.d2h_while_copying_bytes_per_s = d2h_busy > 0 ? d2h_bytes / d2h_busy * 1e9 : 0;
