@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # flashsim's cache-only path against libCacheSim's cachesim on the *same*
 # oracleGeneral file, one replay per process, 3 runs each (medians and
-# ranges go to BENCHMARKS.md). Sizes are ignored on both sides (capacity in
-# objects), as libCacheSim's --ignore-obj-size does.
+# ranges go to BENCHMARKS.md). cachesim ignores sizes (--ignore-obj-size,
+# capacity in objects); flashsim-bench replays the recorded sizes with
+# CAPACITY in bytes, so the two count the same thing only on a trace whose
+# sizes are all 1 (zipf_to_oracle_general.c writes such a file). For exact
+# miss counts on a sized trace see docs/policies.md ("Exact miss counts
+# against libCacheSim"). libCacheSim names 2q `twoq` and accepts `2q`.
 #   tools/bench/compare_libcachesim.sh CACHESIM TRACE.oracleGeneral.bin CAPACITY [POLICY...]
 # CACHESIM: a cachesim built from 1a1a11a/libCacheSim (cmake -DCMAKE_BUILD_TYPE=Release).
 set -euo pipefail
