@@ -93,6 +93,10 @@ ReplayDriver::ReplayDriver(ITraceSource& trace, const EngineConfig& config, cons
         prefetchers_.push_back(PrefetcherRegistry::instance().create(choice.impl, choice.params, pc));
       }
     }
+    for (const auto& p : prefetchers_) {
+      if (!p->wants_preview()) continue;
+      for (std::size_t i = 0; i < records_.size(); ++i) p->preview(records_[i], i);
+    }
   }
 }
 

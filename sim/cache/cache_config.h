@@ -35,6 +35,7 @@ struct CacheConfig {
   ByteCount capacity_bytes = 0;                       ///< fast-tier capacity
   ComponentChoice eviction{"lru", {}};                ///< PolicyRegistry name + params
   ComponentChoice allocator{"bytes", {}};             ///< SlotAllocatorRegistry name + params
+  ComponentChoice admission{"always", {}};            ///< AdmissionRegistry name + params (a policy entry's `admission:`)
   PinSpec pinned;
   SizeChange size_change = SizeChange::refetch;       ///< cache.size_change
   /// cache.ignore_sizes: every block counts as one unit and capacity_bytes

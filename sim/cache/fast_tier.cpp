@@ -7,8 +7,8 @@
 namespace flashsim {
 
 FastTier::FastTier(std::unique_ptr<IEvictionPolicy> policy, std::unique_ptr<ISlotAllocator> allocator,
-                   std::size_t block_count_hint)
-    : policy_(std::move(policy)), allocator_(std::move(allocator)) {
+                   std::size_t block_count_hint, std::unique_ptr<IAdmissionPolicy> admission)
+    : policy_(std::move(policy)), allocator_(std::move(allocator)), admission_(std::move(admission)) {
   if (!policy_ || !allocator_) throw Error("FastTier: policy and allocator are required");
   entries_.reserve(block_count_hint);
 }
@@ -18,11 +18,18 @@ std::unique_ptr<FastTier> FastTier::create(const FastTierSpec& spec) {
   PolicyContext pc;
   pc.capacity_bytes = spec.policy_capacity_bytes ? spec.policy_capacity_bytes : spec.capacity_bytes;
   pc.block_count = spec.block_count;
+  pc.meta = spec.meta;
+  pc.catalog = spec.catalog;
   SlotAllocatorContext ac;
   ac.capacity_bytes = spec.capacity_bytes;
   auto policy = PolicyRegistry::instance().create(spec.policy, spec.policy_params, pc);
   auto allocator = SlotAllocatorRegistry::instance().create(spec.allocator, spec.allocator_params, ac);
-  return std::make_unique<FastTier>(std::move(policy), std::move(allocator), spec.block_count);
+  std::unique_ptr<IAdmissionPolicy> admission;
+  if (spec.admission != "always") {
+    admission = AdmissionRegistry::instance().create(spec.admission, spec.admission_params,
+                                                     AdmissionContext{pc.capacity_bytes, spec.block_count});
+  }
+  return std::make_unique<FastTier>(std::move(policy), std::move(allocator), spec.block_count, std::move(admission));
 }
 
 FastTier::Entry& FastTier::entry(BlockIndex block) {
@@ -56,7 +63,9 @@ void FastTier::free_space(BlockIndex block) {
 void FastTier::on_access_hit(const PolicyAccess& a) {
   const BlockState s = state(a.block);
   if (s != BlockState::resident && s != BlockState::in_use) wrong_state("on_access_hit", a.block);
-  if (!entries_[a.block].pinned) policy_->on_hit(a);
+  if (entries_[a.block].pinned) return;
+  if (admission_) admission_->on_access(a);
+  policy_->on_hit(a);
 }
 
 FetchAdmission FastTier::begin_fetch(const PolicyAccess& a, std::vector<BlockIndex>* evicted) {
@@ -65,8 +74,15 @@ FetchAdmission FastTier::begin_fetch(const PolicyAccess& a, std::vector<BlockInd
   if (e.state != BlockState::absent) wrong_state("begin_fetch", a.block);
   if (a.bytes == 0) throw Error("fast tier: begin_fetch of block " + std::to_string(a.block) + " with 0 bytes");
   if (!e.pinned) policy_->on_miss(a);
-  if (!allocator_->could_ever_fit(a.bytes) || a.bytes > allocator_->capacity_bytes() - pinned_bytes_) {
+  const bool never_fits = !allocator_->could_ever_fit(a.bytes) || a.bytes > allocator_->capacity_bytes() - pinned_bytes_;
+  bool refused = false;
+  if (admission_ && !e.pinned && !a.is_prefetch) {
+    admission_->on_access(a);
+    refused = !never_fits && !admission_->admit(a);
+  }
+  if (never_fits || refused) {
     ++counters_.bypasses;
+    if (refused) ++counters_.admission_refusals;
     if (!e.pinned) policy_->on_bypass(a);
     return FetchAdmission::bypass;
   }

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "sim/cache/block_state.h"
+#include "sim/cache/i_admission_policy.h"
 #include "sim/metrics/component_stats.h"
 #include "sim/cache/i_slot_allocator.h"
 #include "sim/policy/i_eviction_policy.h"
@@ -48,6 +49,11 @@ struct FastTierSpec {
   /// Capacity the policy is told (PolicyContext::capacity_bytes): the
   /// capacity less the bytes the driver will pin. 0 = capacity_bytes.
   ByteCount policy_capacity_bytes = 0;
+  std::string admission = "always";                  ///< AdmissionRegistry name (sim/cache/i_admission_policy.h)
+  std::map<std::string, std::string> admission_params;
+  /// Handed to the policy (PolicyContext::meta / catalog); may be null.
+  const TraceMeta* meta = nullptr;
+  const IBlockCatalogView* catalog = nullptr;
 };
 
 /// Counters kept by the tier since construction.
@@ -56,16 +62,19 @@ struct FastTierCounters {
   ByteCount bytes_evicted = 0;                ///< block bytes (not slot bytes) evicted
   std::uint64_t fragmentation_evictions = 0;  ///< see begin_fetch
   std::uint64_t bypasses = 0;                 ///< begin_fetch answers of bypass
+  std::uint64_t admission_refusals = 0;       ///< bypasses the admission policy chose
 };
 
 class FastTier {
  public:
   /// Takes ownership. `allocator`'s capacity is the tier's capacity.
   /// Throws Error if either pointer is null.
+  /// `admission` may be null: every miss is admitted.
   FastTier(std::unique_ptr<IEvictionPolicy> policy, std::unique_ptr<ISlotAllocator> allocator,
-           std::size_t block_count_hint = 0);
+           std::size_t block_count_hint = 0, std::unique_ptr<IAdmissionPolicy> admission = nullptr);
 
-  /// Builds the policy and allocator by registry name. Throws InputError
+  /// Builds the policy, allocator and admission by registry name
+  /// ("always" builds none). Throws InputError
   /// (capacity 0) or UnknownNameError/InputError from the registries.
   static std::unique_ptr<FastTier> create(const FastTierSpec& spec);
 
@@ -118,7 +127,8 @@ class FastTier {
   void on_access_hit(const PolicyAccess& a);
 
   /// a.block is absent: reserve space for a.bytes (> 0) and mark it in flight.
-  /// Calls policy.on_miss(a) first (not for pinned blocks), then, until
+  /// Calls policy.on_miss(a) first (not for pinned blocks); a demand miss
+  /// the admission policy refuses is a bypass (no eviction). Then, until
   /// allocator.allocate(a.bytes) succeeds, asks policy.evict(a.now_ns,
   /// filter) for a victim (the filter refuses in-use blocks), frees it and
   /// appends it to `evicted` (cleared first; may be null). An eviction made
@@ -178,6 +188,7 @@ class FastTier {
     out.add(component, "evictions", "count", static_cast<double>(counters_.evictions));
     out.add(component, "bytes_evicted", "bytes", static_cast<double>(counters_.bytes_evicted));
     out.add(component, "bypasses", "count", static_cast<double>(counters_.bypasses));
+    if (admission_) out.add(component, "admission_refusals", "count", static_cast<double>(counters_.admission_refusals));
     out.add(component, "fragmentation_evictions", "count", static_cast<double>(counters_.fragmentation_evictions));
     out.add(component, "peak_reserved_bytes", "bytes", static_cast<double>(peak_reserved_));
     out.add(component, "pinned_bytes", "bytes", static_cast<double>(pinned_bytes_));
@@ -186,6 +197,8 @@ class FastTier {
   IEvictionPolicy& policy() { return *policy_; }
   const IEvictionPolicy& policy() const { return *policy_; }
   const ISlotAllocator& allocator() const { return *allocator_; }
+  /// The admission policy; null when every miss is admitted.
+  const IAdmissionPolicy* admission() const { return admission_.get(); }
 
  private:
   struct Entry {  // 32 bytes: what an access or an eviction reads
@@ -205,6 +218,7 @@ class FastTier {
 
   std::unique_ptr<IEvictionPolicy> policy_;
   std::unique_ptr<ISlotAllocator> allocator_;
+  std::unique_ptr<IAdmissionPolicy> admission_;
   std::vector<Entry> entries_;
   ByteCount peak_reserved_ = 0;
   ByteCount pinned_bytes_ = 0;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "sim/core/errors.h"
+#include "sim/policy/model_blocks.h"
 
 namespace flashsim {
 
@@ -37,6 +38,10 @@ TierSession::TierSession(const CacheConfig& cache, const TraceMeta& meta, const 
   if (spec.allocator == cache.allocator.impl) spec.allocator_params = cache.allocator.params;
   spec.block_count = meta.catalog.size();
   spec.policy_capacity_bytes = policy_capacity_;
+  spec.admission = cache.admission.impl;
+  spec.admission_params = cache.admission.params;
+  spec.meta = &meta;
+  spec.catalog = &catalog_view_;
   tier_ = FastTier::create(spec);
 
   const auto& catalog = meta.catalog;
@@ -52,6 +57,11 @@ TierSession::TierSession(const CacheConfig& cache, const TraceMeta& meta, const 
   catalog_of_.reserve(catalog.size());
 }
 
+const BlockCatalogEntry* TierSession::CatalogView::entry(BlockIndex b) const {
+  if (b >= s_.catalog_of_.size() || s_.catalog_of_[b] == BlockNumbering::kNone) return nullptr;
+  return &s_.meta_.catalog[s_.catalog_of_[b]];
+}
+
 std::uint32_t TierSession::catalog_position(BlockId id) const {
   if (!catalog_direct_.empty()) return id < catalog_direct_.size() ? catalog_direct_[id] : BlockNumbering::kNone;
   auto it = catalog_map_.find(id);
@@ -64,7 +74,7 @@ void TierSession::add_block(BlockIndex b, BlockId id) {
   if (catalog != BlockNumbering::kNone) {
     const std::string& k = meta_.catalog[catalog].kind;
     if (k == "kv_page") kind = BlockKind::kv_page;
-    else if (!(k.empty() || k == "io" || k == "activation")) kind = BlockKind::weights;
+    else if (is_weight_kind(k)) kind = BlockKind::weights;
   }
   FastTier::BlockTag& tag = tier_->tag(b);
   tag.kind = static_cast<std::uint8_t>(kind);
@@ -177,7 +187,15 @@ AccessKind TierSession::access(const PolicyAccess& recorded, std::uint32_t reque
 }
 
 void TierSession::arrived(const PolicyAccess& a) {
-  tier_->on_arrival(a);
+  // ignore_sizes: the policy saw 1 byte at the miss; on_insert must too, or
+  // byte-counting policies (ARC's target, 2Q's ghosts, GDSF) mix units.
+  if (ignore_sizes_ && a.bytes != 1) {
+    PolicyAccess unit = a;
+    unit.bytes = 1;
+    tier_->on_arrival(unit);
+  } else {
+    tier_->on_arrival(a);
+  }
   if (a.is_prefetch) note_access(a.block, a.now_ns);
 }
 

@@ -225,6 +225,16 @@ class TierSession {
     const TierSession& s_;
   };
 
+  // What model-aware policies read (PolicyContext::catalog).
+  class CatalogView final : public IBlockCatalogView {
+   public:
+    explicit CatalogView(const TierSession& s) : s_(s) {}
+    const BlockCatalogEntry* entry(BlockIndex b) const override;
+
+   private:
+    const TierSession& s_;
+  };
+
   void add_block(BlockIndex b, BlockId id);
   FetchAdmission admit(const PolicyAccess& a, AccessCounters& c);
   void depart(BlockIndex b, AccessCounters& c);
@@ -235,6 +245,7 @@ class TierSession {
   TierSessionOptions options_;
   PinnedSet pins_;
   ByteCount policy_capacity_ = 0;
+  CatalogView catalog_view_{*this};  // before tier_: the policy keeps a pointer to it
   std::unique_ptr<FastTier> tier_;
   BlockNumbering numbering_;
   // The hot per-block state (flags, kind) is in the tier's record

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 
+#include "sim/cache/i_admission_policy.h"
 #include "sim/cache/i_slot_allocator.h"
 #include "sim/cli/cli_parse.h"
 #include "sim/cli/command_registry.h"
@@ -23,7 +24,7 @@ int policies_command(int argc, char** argv) {
   CLI::App app(
       "Lists the registered eviction policies and prefetchers with their parameters\n"
       "(type, default, doc, allowed range); scenarios name them as\n"
-      "policies: [{impl: NAME, PARAM: VALUE}] and prefetch: [{impl: NAME, ...}].",
+      "policies: [{impl: NAME, PARAM: VALUE, admission: {impl: NAME, ...}}] and prefetch: [{impl: NAME, ...}].",
       "flashsim policies");
   std::string only;
   bool all = false;
@@ -33,9 +34,11 @@ int policies_command(int argc, char** argv) {
   bool found = only.empty();
   for (const auto* e : PolicyRegistry::instance().entries()) found |= e->name == only;
   for (const auto* e : PrefetcherRegistry::instance().entries()) found |= e->name == only;
-  if (!found) throw InputError("no registered eviction policy or prefetcher named '" + only + "'");
+  for (const auto* e : AdmissionRegistry::instance().entries()) found |= e->name == only;
+  if (!found) throw InputError("no registered eviction policy, prefetcher or admission policy named '" + only + "'");
   list_registry(std::cout, "eviction policies", PolicyRegistry::instance(), only);
   list_registry(std::cout, "prefetchers (prefetch:)", PrefetcherRegistry::instance(), only);
+  list_registry(std::cout, "admission policies (a policy entry's admission:)", AdmissionRegistry::instance(), only);
   if (all) {
     list_registry(std::cout, "slot allocators (cache.allocator)", SlotAllocatorRegistry::instance(), "");
     list_registry(std::cout, "trace formats (workload.format, options under workload.import)", TraceFormatRegistry::instance(), "");

@@ -352,7 +352,17 @@ void EventEngine::build_tiers() {
 void EventEngine::prepare() {
   bool need_next_use = false;
   for (const auto& t : tiers_) need_next_use |= t->policy().needs_next_use();
-  scan_ = scan_trace(trace_, need_next_use && !next_use_from_trace_);
+  std::vector<IPrefetcher*> previewing;
+  for (const auto& p : prefetchers_) {
+    if (p->wants_preview()) previewing.push_back(p.get());
+  }
+  std::function<void(const AccessRecord&, std::uint64_t)> preview;
+  if (!previewing.empty()) {
+    preview = [&previewing](const AccessRecord& r, std::uint64_t i) {
+      for (IPrefetcher* p : previewing) p->preview(r, i);
+    };
+  }
+  scan_ = scan_trace(trace_, need_next_use && !next_use_from_trace_, preview);
   const std::size_t hint = trace_.meta().catalog.size();
   inflight_fetch_.reserve(hint);
   if (tlb_.enabled()) synthetic_base_.reserve(hint);

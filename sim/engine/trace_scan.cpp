@@ -27,7 +27,8 @@ namespace {
 }
 }  // namespace
 
-TraceScan scan_trace(ITraceSource& trace, bool compute_next_use) {
+TraceScan scan_trace(ITraceSource& trace, bool compute_next_use,
+                     const std::function<void(const AccessRecord&, std::uint64_t)>& visit) {
   constexpr std::size_t kChunk = 16 * 1024;
   constexpr std::uint32_t kNoStream = 0xFFFFFFFFu;
   TraceScan scan;
@@ -44,6 +45,7 @@ TraceScan scan_trace(ITraceSource& trace, bool compute_next_use) {
     for (std::size_t k = 0; k < n; ++k, ++scan.records) {
       const AccessRecord& r = chunk[k];
       if (r.bytes == 0) fail(trace, scan.records, "bytes == 0");
+      if (visit) visit(r, scan.records);
       if (r.stream_id != last_stream_id || last_stream == kNoStream) {
         bool added;
         last_stream = scan.stream_index.add(r.stream_id, &added);

@@ -8,6 +8,7 @@
 // work unless next use is wanted); blocks are numbered during the replay.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "sim/cache/block_numbering.h"
@@ -91,6 +92,9 @@ struct TraceScan {
 /// With `compute_next_use`, fills next_use (8 bytes per record, in memory,
 /// plus a hash map over the distinct blocks). Throws InputError naming the
 /// trace's source and the record index on a record the engine cannot replay.
-TraceScan scan_trace(ITraceSource& trace, bool compute_next_use);
+/// `visit`, when set, is called with every record and its index, in trace
+/// order (oracle-fed prefetchers' preview, IPrefetcher::preview).
+TraceScan scan_trace(ITraceSource& trace, bool compute_next_use,
+                     const std::function<void(const AccessRecord&, std::uint64_t)>& visit = {});
 
 }  // namespace flashsim

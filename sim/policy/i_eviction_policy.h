@@ -21,6 +21,7 @@
 #include "sim/core/registry.h"
 #include "sim/core/units.h"
 #include "traces/access_op.h"
+#include "traces/access_record.h"
 
 namespace flashsim {
 
@@ -50,10 +51,27 @@ struct EvictionFilter {
   }
 };
 
+/// The trace's catalog entry of a numbered block, for model-aware policies
+/// (expert caches, static placements): blocks are numbered in order of
+/// first sight, so a policy asks here what a BlockIndex is.
+class IBlockCatalogView {
+ public:
+  virtual ~IBlockCatalogView() = default;
+  /// Catalog entry (name, layer, kind, bytes) of numbered block `block`;
+  /// nullptr when it is not in the catalog. Valid from the block's first
+  /// on_miss on.
+  virtual const BlockCatalogEntry* entry(BlockIndex block) const = 0;
+};
+
 /// Fixed facts every policy factory receives.
 struct PolicyContext {
   ByteCount capacity_bytes = 0;   ///< fast-tier capacity (pinned bytes excluded)
   std::size_t block_count = 0;    ///< number of distinct blocks if known (0 = unknown); a sizing hint
+  /// The trace's catalog and operator order; null when the driver has none
+  /// (model-aware policies then throw InputError naming what they need).
+  const TraceMeta* meta = nullptr;
+  /// BlockIndex -> catalog entry; null when the driver has no catalog.
+  const IBlockCatalogView* catalog = nullptr;
 };
 
 class IEvictionPolicy {

@@ -97,6 +97,17 @@ class IPrefetcher {
   virtual std::string_view name() const = 0;
   /// One access, after the tier classified it. See the file comment.
   virtual void on_access(const PrefetchAccess& access, const IFastTierView& view, IPrefetchActions& actions) = 0;
+
+  /// The one exception to "never the trace's future": a prefetcher that
+  /// *models* a predictor of settable accuracy (speculative expert prefetch:
+  /// the next layer's gate, right with probability p) needs the truth it
+  /// degrades. When true, the driver calls preview() with every record and
+  /// its access_index, in trace order, before the first on_access.
+  virtual bool wants_preview() const { return false; }
+  virtual void preview(const AccessRecord& record, std::uint64_t access_index) {
+    (void)record;
+    (void)access_index;
+  }
 };
 
 using PrefetcherRegistry = Registry<IPrefetcher, PrefetcherContext>;

@@ -39,21 +39,28 @@ CapacitySpec CapacitySpec::parse(std::string_view text) {
   return c;
 }
 
-std::string PolicyChoice::label() const {
-  std::string out = choice.impl;
-  std::string suffix;
-  if (has_prefetch) {
-    for (const auto& p : prefetchers) suffix += "+" + p.impl;
-    if (prefetchers.empty()) suffix = "+noprefetch";
-  }
-  if (user_params.empty()) return out + suffix;
-  out += "(";
+namespace {
+// "name" or "name(k=v,...)" over the params the user wrote.
+std::string with_params(const std::string& name, const std::map<std::string, std::string>& params) {
+  if (params.empty()) return name;
+  std::string out = name + "(";
   bool first = true;
-  for (const auto& [k, v] : user_params) {
+  for (const auto& [k, v] : params) {
     out += (first ? "" : ",") + k + "=" + v;
     first = false;
   }
-  return out + ")" + suffix;
+  return out + ")";
+}
+}  // namespace
+
+std::string PolicyChoice::label() const {
+  std::string out = with_params(choice.impl, user_params);
+  if (admission.impl != "always") out += "+admit:" + with_params(admission.impl, admission_user_params);
+  if (has_prefetch) {
+    for (const auto& p : prefetchers) out += "+" + p.impl;
+    if (prefetchers.empty()) out += "+noprefetch";
+  }
+  return out;
 }
 
 EngineConfig Scenario::engine_config(std::size_t policy_index, ByteCount capacity_bytes) const {
@@ -61,6 +68,7 @@ EngineConfig Scenario::engine_config(std::size_t policy_index, ByteCount capacit
   config.hardware = hardware;
   config.cache.capacity_bytes = capacity_bytes;
   config.cache.eviction = policies.at(policy_index).choice;
+  config.cache.admission = policies.at(policy_index).admission;
   config.cache.allocator = cache.allocator;
   config.cache.pinned = cache.pinned;
   config.cache.size_change = cache.size_change;

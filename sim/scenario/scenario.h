@@ -77,8 +77,12 @@ struct PolicyChoice {
   /// The entry's own `prefetch:` list, replacing the scenario's when has_prefetch.
   bool has_prefetch = false;
   std::vector<ComponentChoice> prefetchers;
+  /// The entry's `admission:` ("always" when absent: every miss cached).
+  ComponentChoice admission{"always", {}};
+  std::map<std::string, std::string> admission_user_params;
   /// "lru" or "mlru(age_window=100ms,variant=literal)": the user-given params
-  /// only; an entry's own prefetchers follow as "+NAME" ("lru+lookahead").
+  /// only; an entry's own prefetchers follow as "+NAME" ("lru+lookahead"),
+  /// its admission as "+admit:NAME(params)" ("lru+admit:adaptsize").
   std::string label() const;
 };
 

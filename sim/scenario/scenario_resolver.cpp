@@ -4,6 +4,7 @@
 #include <cmath>
 #include <system_error>
 
+#include "sim/cache/i_admission_policy.h"
 #include "sim/cache/i_slot_allocator.h"
 #include "sim/core/input_file.h"
 #include "sim/core/unit_parse.h"
@@ -312,12 +313,21 @@ std::vector<PolicyChoice> resolve_policies(const ConfigNode* node, const ConfigN
       choice.prefetchers = resolve_prefetch_list(own, key + ".prefetch", prefetch_r);
       item.erase("prefetch");
     }
+    // So is its `admission:` (sim/cache/i_admission_policy.h).
+    const ConfigNode* admission = item.is_map() ? item.find("admission") : nullptr;
+    ResolvedComponent admission_r;
+    if (admission) {
+      admission_r = resolve_component(*admission, key + ".admission", "admission policy", AdmissionRegistry::instance());
+      choice.admission = admission_r.choice;
+      choice.admission_user_params = admission_r.user_params;
+      item.erase("admission");
+    }
     // as_recorded is the program engine's (no policy object): every copy the
     // captured program made (sim/engine/program_engine.h).
     const ConfigNode* impl = item.is_map() ? item.find("impl") : &item;
     ResolvedComponent r;
     if (impl != nullptr && impl->is_scalar() && impl->scalar == kAsRecordedPolicy && !choice.has_prefetch &&
-        (!item.is_map() || item.entries.size() == 1)) {
+        !admission && (!item.is_map() || item.entries.size() == 1)) {
       r.choice.impl = kAsRecordedPolicy;
       r.resolved = ConfigNode::make_map(item.pos);
       r.resolved.set("impl", ConfigNode::make_scalar(kAsRecordedPolicy));
@@ -327,6 +337,7 @@ std::vector<PolicyChoice> resolve_policies(const ConfigNode* node, const ConfigN
     choice.choice = r.choice;
     choice.user_params = r.user_params;
     if (choice.has_prefetch) r.resolved.set("prefetch", std::move(prefetch_r));
+    if (admission) r.resolved.set("admission", std::move(admission_r.resolved));
     out.push_back(std::move(choice));
     resolved.items.push_back(r.resolved);
   }

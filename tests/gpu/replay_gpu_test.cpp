@@ -14,6 +14,7 @@
 #include "kernels/replay_kernels.h"
 #include "sim/core/errors.h"
 #include "sim/engine/engine.h"
+#include "sim/policy/i_eviction_policy.h"
 #include "sim/prefetch/i_prefetcher.h"
 #include "sim/scenario/hardware_loader.h"
 #include "tests/support/temp_dir.h"
@@ -50,7 +51,9 @@ MemoryTraceSource make_trace(std::size_t n, unsigned seed = 1) {
     BlockCatalogEntry e;
     e.id = k;
     e.bytes = bytes;
-    e.name = "b" + std::to_string(k);
+    // Four layers of five two-block experts, for the model-aware policies.
+    e.layer = static_cast<std::int32_t>(k / 10);
+    e.name = "layers." + std::to_string(k / 10) + ".experts." + std::to_string(k % 10 / 2) + ".w#" + std::to_string(k);
     e.kind = "weight";
     meta.catalog.push_back(e);
   }
@@ -148,9 +151,14 @@ TEST_P(DemandOnlyEquivalence, HitMissSequenceEqualsSimulatorAndDeviceMemory) {
   EXPECT_EQ(run.result.metrics.total.bypasses, full.metrics.total.bypasses);
 }
 
-INSTANTIATE_TEST_SUITE_P(Policies, DemandOnlyEquivalence,
-                         ::testing::Values("lru", "fifo", "clock", "sieve", "arc", "2q", "s3fifo", "lfu", "mlru",
-                                           "belady"));
+/// Every registered policy: the same objects run in both engines.
+std::vector<std::string> every_policy() {
+  std::vector<std::string> names;
+  for (const auto* e : PolicyRegistry::instance().entries()) names.push_back(e->name);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, DemandOnlyEquivalence, ::testing::ValuesIn(every_policy()));
 
 TEST(ReplayGpu, L2ModeMakesTheSameDecisionsWithTheSameData) {
   REQUIRE_GPU();

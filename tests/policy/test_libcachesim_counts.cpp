@@ -35,8 +35,7 @@ struct Expected {
   std::array<std::uint64_t, 3> misses;  ///< libCacheSim's, at kCapacityBlocks
 };
 
-// Policies whose decisions never read a block's bytes: cache.ignore_sizes
-// gives them exactly libCacheSim's counts.
+// Policies whose decisions never read a block's bytes.
 constexpr std::array<Expected, 6> kSizeBlind = {{
     {"lru", {95415, 91657, 76538}},
     {"fifo", {96515, 91716, 77971}},
@@ -112,14 +111,12 @@ TEST(LibCacheSimCounts, UnitSizeRecordsGiveLibCacheSimsMissesExactly) {
   }
 }
 
-// Disabled: run_cache_only hands the *recorded* access to TierSession::arrived
-// (sim/cache/cache_only_replay.cpp), so under cache.ignore_sizes a policy's
-// on_insert sees the trace's bytes (512 B to 68 KiB) while its capacity and
-// every on_hit count blocks. The size-aware policies then differ from the
-// unit-size run above (at 490 blocks: arc 96532, 2q 96515 = fifo, since every
-// 2Q ghost outweighs Kout; s3fifo 96514, gdsf 95035). Enable once arrived()
-// receives the unit-size access.
-TEST(LibCacheSimCounts, DISABLED_IgnoreSizesGivesSizeAwarePoliciesLibCacheSimsMisses) {
+// The size-aware policies under cache.ignore_sizes: the protocol hands the
+// policy 1 byte at the miss *and* at the arrival (TierSession::arrived). It
+// once passed the recorded bytes to on_insert, so ARC's target, 2Q's ghosts
+// and GDSF's priorities mixed blocks and bytes (at 490 blocks: arc 96532,
+// 2q 96515 = fifo, s3fifo 96514, gdsf 95035); this test caught it.
+TEST(LibCacheSimCounts, IgnoreSizesGivesSizeAwarePoliciesLibCacheSimsMisses) {
   FLASHSIM_REQUIRE_SHARED(bin, "traces/libcachesim/cloudPhysicsIO.oracleGeneral.bin");
   TraceMeta meta;
   const std::vector<AccessRecord>& records = sample_records(bin, &meta);
