@@ -8,8 +8,13 @@ means its summary.json), one point per run: x = the run's capacity_bytes
 ratio by access (or by byte with --by-byte). Writes OUT.png and OUT.svg and
 prints the table it plotted (--table FILE also writes it as Markdown).
 
+--bound BOUND.json (what `flashsim trace bound TRACE -c ... --json` prints)
+adds the bounds on the optimal hit ratio as a shaded band, 1 - upper .. 1 -
+lower, labelled "optimal (FOO bounds)" or "PFOO bounds (...)" by the method;
+each capacity's x is its capacity_bytes over the runs' footprint.
+
     python3 tools/plot_mrc.py flashsim-results/exp-mixtral-8x7b-mrc \
-        --out docs/figures/mixtral-8x7b-mrc --table mrc.md
+        --out docs/figures/mixtral-8x7b-mrc --table mrc.md [--bound bound.json]
 
 Needs matplotlib (python3-matplotlib); h5py (python3-h5py) only for .h5 input.
 """
@@ -89,15 +94,45 @@ def curves(rows, by_byte, relative):
     return out
 
 
-def markdown_table(data, by_byte, unit="bytes"):
+def load_bound(path, rows, relative, unit):
+    """[(x, bound)] of `flashsim trace bound --json` output, x on the runs' axis. Each bound
+    gets its label ("optimal (FOO bounds)", "PFOO bounds (method)")."""
+    with open(path) as f:
+        doc = json.load(f)
+    bounds = doc.get("bounds") if isinstance(doc, dict) else None
+    if not isinstance(bounds, list) or not bounds:
+        raise SystemExit(f"{path}: no 'bounds' list (the JSON of `flashsim trace bound --json`)")
+    footprints = {r["footprint_bytes"] for r in rows}
+    if relative and len(footprints) != 1:
+        raise SystemExit(f"{path}: the runs have {len(footprints)} footprints; a bound is of one trace (use --absolute)")
+    footprint = footprints.pop() if relative else None
+    out = []
+    for i, b in enumerate(bounds):
+        for key in ("capacity_bytes", "hit_ratio_by_access_lower", "hit_ratio_by_access_upper",
+                    "hit_ratio_by_byte_lower", "hit_ratio_by_byte_upper", "method"):
+            if key not in b:
+                raise SystemExit(f"{path}: bounds[{i}] lacks '{key}'")
+        b = dict(b)
+        b["label"] = "optimal (FOO bounds)" if b["method"] == "FOO" else f"PFOO bounds ({b['method']})"
+        c = b["capacity_bytes"]
+        out.append((c / footprint if relative else (c if unit == "blocks" else c / 1e9), b))
+    return out
+
+
+def markdown_table(data, by_byte, unit="bytes", bound=()):
+    """The plotted miss ratios per capacity; with `bound` a column of the optimal miss ratio
+    (1 - upper .. 1 - lower) at the capacities it has."""
     policies = list(data)
+    kind_key = "byte" if by_byte else "access"
+    optimal = {b["capacity_bytes"]: b for _, b in bound}
     caps = sorted({p[2] for pts in data.values() for p in pts})
     footprint = {p[2]: p[3] for pts in data.values() for p in pts}
     kind = "by byte" if by_byte else "by access"
     size_head = "blocks" if unit == "blocks" else "GB"
     lines = [
-        f"| capacity | {size_head} | " + " | ".join(f"{p} miss ratio ({kind})" for p in policies) + " |",
-        "|---:|---:|" + "---:|" * len(policies),
+        f"| capacity | {size_head} | " + " | ".join(f"{p} miss ratio ({kind})" for p in policies)
+        + (f" | optimal miss ratio ({kind})" if optimal else "") + " |",
+        "|---:|---:|" + "---:|" * (len(policies) + bool(optimal)),
     ]
     for c in caps:
         cells = []
@@ -106,6 +141,10 @@ def markdown_table(data, by_byte, unit="bytes"):
             cells.append(f"{m[0]:.4f}" if m else "")
         share = f"{c / footprint[c]:.0%}" if footprint[c] > 0 else "-"
         size = str(c) if unit == "blocks" else f"{c / 1e9:.2f}"
+        if optimal:
+            b = optimal.get(c)
+            cells.append(f"{1 - b[f'hit_ratio_by_{kind_key}_upper']:.4f} .. {1 - b[f'hit_ratio_by_{kind_key}_lower']:.4f}"
+                         if b else "")
         lines.append(f"| {share} | {size} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -135,6 +174,8 @@ def main(argv=None):
     ap.add_argument("--absolute", action="store_true", help="x axis in GB instead of share of footprint")
     ap.add_argument("--title", default=None)
     ap.add_argument("--table", default=None, help="also write the plotted values as a Markdown table")
+    ap.add_argument("--bound", default=None, metavar="BOUND.json",
+                    help="`flashsim trace bound --json` output of the runs' trace: draw the optimal hit ratio's bounds")
     args = ap.parse_args(argv)
 
     title, rows = load_runs(args.results)
@@ -142,7 +183,8 @@ def main(argv=None):
         raise SystemExit(f"{args.results}: no runs")
     data = curves(rows, args.by_byte, not args.absolute)
     unit = size_unit(rows)
-    table = markdown_table(data, args.by_byte, unit)
+    bound = load_bound(args.bound, rows, not args.absolute, unit) if args.bound else []
+    table = markdown_table(data, args.by_byte, unit, bound)
     sys.stdout.write(table)
     if args.table:
         write_atomic(args.table, lambda p: open(p, "w").write(table))
@@ -153,8 +195,14 @@ def main(argv=None):
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    if bound:
+        # The band's drawing is plot_validation.py's, which flashsim report runs: one look.
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from plot_validation import draw_bound_band
+
+        draw_bound_band(ax, bound, args.by_byte)
     for policy, pts in data.items():
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=4, label=policy)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=4, label=policy, zorder=3)
     if args.absolute:
         ax.set_xlabel("fast-tier capacity (blocks, sizes ignored)" if unit == "blocks" else "fast-tier capacity (GB)")
     else:

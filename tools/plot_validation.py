@@ -17,7 +17,16 @@ Writes into OUT (created if needed), each as .png and .svg:
   hit_ratio_over_time  hit ratio per window, sim and hw, for up to 8
                        scenarios (failing ones first)
 and plots.json, the list of figures written (name, title, caption) in the
-order `flashsim report` shows them. A figure without data is not written
+order `flashsim report` shows them.
+
+Given the miss-ratio data `flashsim report` writes beside its page
+(FILE-mrc.json, schema flashsim-report-mrc/1) and --section K, it draws
+instead
+  mrc_runs             that run summary's miss-ratio curves by access and by
+                       byte, one line per policy, and the bounds on the
+                       optimal hit ratio as a shaded band (1 - upper .. 1 -
+                       lower), labelled "optimal (FOO bounds)" or "PFOO
+                       bounds (...)" by the method that solved them A figure without data is not written
 (and not listed). Every file is written to a temp file beside it and renamed.
 
     /usr/bin/python3 -s tools/plot_validation.py validation.json --out DIR
@@ -35,6 +44,7 @@ import sys
 import tempfile
 
 SCHEMA = "flashsim-validation/1"
+MRC_SCHEMA = "flashsim-report-mrc/1"
 MAX_PANELS = 8
 
 
@@ -443,14 +453,145 @@ def plot_hit_ratio_over_time(doc, w):
            " (failing ones first when there are more than 8).")
 
 
+def is_mrc_data(path):
+    """True when `path` is a report's MRC data (schema flashsim-report-mrc/1)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            root = json.load(f)
+    except (OSError, ValueError):
+        return False  # load() names the problem
+    return isinstance(root, dict) and root.get("schema") == MRC_SCHEMA
+
+
+def load_mrc(path, section):
+    """Section `section` of a report's MRC data: scenario, size_unit, bound_note, runs."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            root = json.load(f)
+    except OSError as e:
+        raise InputProblem(f"'{path}': cannot read: {e.strerror}")
+    except json.JSONDecodeError as e:
+        raise InputProblem(f"'{path}': invalid JSON at line {e.lineno}, column {e.colno}: {e.msg}")
+    sections = root.get("sections") if isinstance(root, dict) else None
+    if not isinstance(sections, list):
+        raise InputProblem(f"'{path}': key 'sections' is missing")
+    if not 0 <= section < len(sections) or not isinstance(sections[section], dict):
+        raise InputProblem(f"'{path}': no section {section} (it has {len(sections)})")
+    sec = sections[section]
+    runs = sec.get("runs")
+    if not isinstance(runs, list):
+        raise InputProblem(f"'{path}': key 'sections[{section}].runs' is missing")
+    for i, r in enumerate(runs):
+        w = f"sections[{section}].runs[{i}]."
+        for key in ("capacity_bytes", "footprint_bytes", "hit_ratio_by_access", "hit_ratio_by_byte"):
+            if not _is(r.get(key) if isinstance(r, dict) else None, "number"):
+                raise InputProblem(f"'{path}': key '{w}{key}' is not a number")
+        if not isinstance(r.get("policy_label"), str):
+            raise InputProblem(f"'{path}': key '{w}policy_label' is not a string")
+        b = r.get("bound")
+        if b is not None:
+            for key in ("hit_ratio_by_access_lower", "hit_ratio_by_access_upper", "hit_ratio_by_byte_lower",
+                        "hit_ratio_by_byte_upper"):
+                if not _is(b.get(key) if isinstance(b, dict) else None, "number"):
+                    raise InputProblem(f"'{path}': key '{w}bound.{key}' is not a number")
+    return sec
+
+
+def bound_label(bounds):
+    """The band's legend: the bounds' label ("optimal (FOO bounds)", "PFOO bounds (...)"),
+    or both methods' names when the capacities were solved by different ones."""
+    labels = sorted({b.get("label") or b.get("method", "") for b in bounds})
+    if len(labels) == 1:
+        return labels[0]
+    return "FOO / PFOO bounds"
+
+
+def draw_bound_band(ax, points, by_byte, miss=True):
+    """Shades the optimal hit ratio's bounds at capacities `points` [(x, bound)] (bound: the
+    JSON of `flashsim trace bound` per capacity, or a report run's bound): lower..upper hit
+    ratio, or 1 - upper .. 1 - lower as a miss ratio. Returns False when there is nothing to draw."""
+    kind = "byte" if by_byte else "access"
+    pts = sorted({x: b for x, b in points}.items())
+    if not pts:
+        return False
+    xs = [x for x, _ in pts]
+    lo = [b[f"hit_ratio_by_{kind}_lower"] for _, b in pts]
+    hi = [b[f"hit_ratio_by_{kind}_upper"] for _, b in pts]
+    if miss:
+        lo, hi = [1 - v for v in hi], [1 - v for v in lo]
+    label = bound_label([b for _, b in pts])
+    if len(xs) == 1:  # one capacity: a bar, not a band
+        ax.vlines(xs, lo, hi, colors="0.35", lw=6, alpha=0.45, label=label, zorder=1)
+    else:
+        ax.fill_between(xs, lo, hi, color="0.55", alpha=0.35, lw=0, label=label, zorder=1)
+        ax.plot(xs, lo, color="0.35", lw=0.7, zorder=1)
+        ax.plot(xs, hi, color="0.35", lw=0.7, zorder=1)
+    return True
+
+
+def plot_run_mrc(sec, w):
+    """A run summary's miss-ratio curves (by access, and by byte unless sizes were
+    ignored) with the optimal-caching bound as a band, one row of panels per curve group."""
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import PercentFormatter
+    groups = {}  # curve group -> policy -> [(x, run)]
+    for r in sec["runs"]:
+        if r["footprint_bytes"] <= 0:
+            continue
+        x = r["capacity_bytes"] / r["footprint_bytes"]
+        groups.setdefault(r.get("curve") or "", {}).setdefault(r["policy_label"], []).append((x, r))
+    groups = {g: p for g, p in list(groups.items())[:6] if any(len({x for x, _ in v}) >= 2 for v in p.values())}
+    if not groups:
+        return
+    blocks = sec.get("size_unit") == "blocks"
+    kinds = [False] if blocks else [False, True]
+    fig, axes = plt.subplots(len(groups), len(kinds), figsize=(5.6 * len(kinds), 4.2 * len(groups)), squeeze=False)
+    banded = False
+    for row, (group, by_policy) in enumerate(groups.items()):
+        for col, by_byte in enumerate(kinds):
+            ax = axes[row][col]
+            key = "hit_ratio_by_byte" if by_byte else "hit_ratio_by_access"
+            bounds = [(x, r["bound"]) for pts in by_policy.values() for x, r in pts if r.get("bound")]
+            banded = draw_bound_band(ax, bounds, by_byte) or banded
+            for k, (policy, pts) in enumerate(by_policy.items()):
+                pts = sorted(pts, key=lambda p: p[0])
+                ax.plot([x for x, _ in pts], [1 - r[key] for _, r in pts], "-o", color=f"C{k % 10}", ms=4,
+                        lw=1.3, label=policy, zorder=3)
+            kind = "by block" if blocks else ("by byte" if by_byte else "by access")
+            ax.set_title(f"{group}: miss ratio {kind}" if group else f"miss ratio {kind}", fontsize=9)
+            ax.set_xlabel("capacity / " + ("distinct blocks" if blocks else "footprint"), fontsize=8)
+            ax.set_ylabel(f"miss ratio ({kind})", fontsize=8)
+            ax.xaxis.set_major_formatter(PercentFormatter(1.0))
+            ax.set_ylim(0, 1.02)
+            ax.set_xlim(left=0)
+            ax.grid(True, lw=0.3)
+            ax.legend(fontsize=7)
+    fig.tight_layout()
+    caption = ("Miss ratio (1 − hit ratio) against fast-tier capacity as a share of the footprint, per policy"
+               + ("" if blocks else ", by access and by byte") + ".")
+    if banded:
+        caption += (" Shaded: the optimal policy's miss ratio lies in the band (1 − upper .. 1 − lower bound on the"
+                    " optimal hit ratio): no policy falls below it.")
+    note = sec.get("bound_note") or ""
+    if note:
+        caption += " " + note
+    w.save(fig, "mrc_runs", f"Miss-ratio curves: {sec.get('scenario', '')}", caption)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description="Plots of a flashsim validation.json (PNG and SVG).")
     ap.add_argument("validation", help="validation.json written by `flashsim validate`")
     ap.add_argument("--out", required=True, help="folder for the figures (created if needed)")
     ap.add_argument("--id-salt", default="", help="prefix of the SVG id salt (figures of several files on one page)")
+    ap.add_argument("--section", type=int, default=0,
+                    help="with a report's MRC data (FILE-mrc.json): which run summary to plot")
     args = ap.parse_args(argv)
     try:
-        doc = load(args.validation)
+        mrc = None
+        if is_mrc_data(args.validation):
+            mrc = load_mrc(args.validation, args.section)
+        else:
+            doc = load(args.validation)
     except InputProblem as e:
         print(f"plot_validation.py: {e}", file=sys.stderr)
         return 2
@@ -470,6 +611,12 @@ def main(argv=None):
         print(f"plot_validation.py: cannot create '{args.out}': {e.strerror}", file=sys.stderr)
         return 1
     w = Writer(args.out, args.id_salt)
+    if mrc is not None:
+        plot_run_mrc(mrc, w)
+        w.finish()
+        for f in w.manifest:
+            print(os.path.join(args.out, f["name"] + ".svg"))
+        return 0
     for m in doc["metrics"]:
         if m["gate"] and m["kind"] == "relative":
             plot_parity(doc, m, w)

@@ -1,4 +1,4 @@
-// flashsim report RESULTS... [--out FILE.html] [--python PATH] [--no-plots]
+// flashsim report RESULTS... [--out FILE.html] [--python PATH] [--no-plots] [--no-bound]
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -10,6 +10,10 @@
 #include "sim/cli/cli_parse.h"
 #include "sim/cli/command_registry.h"
 #include "sim/core/errors.h"
+#ifdef FLASHSIM_HAVE_LEMON
+#include "sim/bound/optimal_bound.h"
+#endif
+#include "sim/report/mrc_bound.h"
 #include "sim/report/plot_runner.h"
 #include "sim/report/report_html.h"
 #include "sim/report/report_input.h"
@@ -32,6 +36,27 @@ std::string now_utc() {
 // Where the page goes without --out: report.html beside the first result.
 std::filesystem::path default_out(const std::filesystem::path& first_file) {
   return first_file.parent_path() / "report.html";
+}
+
+// Where the miss-ratio curves' data goes: FILE.html -> FILE-mrc.json beside it.
+std::filesystem::path mrc_data_path(const std::filesystem::path& page) {
+  std::filesystem::path data = page;
+  data.replace_filename(page.stem().string() + "-mrc.json");
+  return data;
+}
+
+// optimal_hit_bounds when this binary has LEMON; else none (the page says so).
+report::BoundSolver bound_solver(long long exact_max_accesses) {
+#ifdef FLASHSIM_HAVE_LEMON
+  BoundOptions options;
+  options.exact_max_accesses = static_cast<std::size_t>(exact_max_accesses);
+  return [options](const std::vector<AccessRecord>& records, const std::vector<ByteCount>& capacities) {
+    return optimal_hit_bounds(records, capacities, options);
+  };
+#else
+  (void)exact_max_accesses;
+  return {};
+#endif
 }
 
 void write_page(const std::filesystem::path& target, const std::string& html) {
@@ -59,17 +84,26 @@ int report_command(int argc, char** argv) {
       "`flashsim validate`) or `flashsim run` results (summary.json): provenance, the summary\n"
       "per metric, the per-scenario table and the plots of tools/plot_validation.py (SVG,\n"
       "inlined; needs python3 with matplotlib, else the page says the plots were skipped).\n"
+      "A capacity sweep of `flashsim run` gets its miss-ratio curves with the bounds on the\n"
+      "optimal hit ratio (FOO, or PFOO on long traces) as a band, solved on the trace re-opened\n"
+      "from results.h5; their data goes beside the page (FILE-mrc.json).\n"
       "A folder stands for its validation.json (else its summary.json).",
       "flashsim report");
   std::vector<std::string> results;
   std::string out, python;
-  bool no_plots = false;
+  bool no_plots = false, no_bound = false;
+  long long exact_max_accesses = 200'000;
   app.add_option("results", results, "validation.json or summary.json files, or folders holding one")->required();
   app.add_option("-o,--out", out, "the HTML file (default: report.html beside the first result)");
   app.add_option("--python", python,
                  "python interpreter for the plots (default: /usr/bin/python3 if present, else python3 on PATH)");
   app.add_flag("--no-plots", no_plots, "tables only");
+  app.add_flag("--no-bound", no_bound, "no optimal-caching bound beside a capacity sweep (it re-reads the trace)");
+  app.add_option("--bound-exact-max-accesses", exact_max_accesses,
+                 "the bound: FOO on the whole trace up to this many accesses, PFOO beyond")
+      ->capture_default_str();
   if (!parse_command_line(app, argc, argv)) return 0;
+  if (exact_max_accesses < 1) throw InputError("--bound-exact-max-accesses: expected >= 1");
 
   // Every input is read before any plotting: a bad last file costs nothing.
   std::vector<report::ReportSection> sections;
@@ -79,21 +113,47 @@ int report_command(int argc, char** argv) {
     std::error_code ec;
     if (std::filesystem::equivalent(s.input.file, target, ec))
       throw InputError("--out " + target.string() + ": is one of the inputs; not overwriting it");
+    if (std::filesystem::equivalent(s.input.file, mrc_data_path(target), ec))
+      throw InputError("--out " + target.string() + ": its " + mrc_data_path(target).filename().string() +
+                       " is one of the inputs; not overwriting it");
   }
   if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path());
+
+  // Capacity sweeps: the bound per run, and the curves' data beside the page
+  // (the plot script reads it; so can anyone comparing numbers).
+  const report::BoundSolver solver = bound_solver(exact_max_accesses);
+  report::Json mrc_data{{"schema", report::kReportMrcSchema}, {"sections", report::Json::array()}};
+  std::vector<std::size_t> mrc_section(sections.size(), 0);  // section k -> its index in mrc_data
+  bool any_sweep = false;
+  for (std::size_t k = 0; k < sections.size(); ++k) {
+    report::ReportSection& s = sections[k];
+    if (s.input.kind != report::ReportInput::Kind::run_summary || !report::is_capacity_sweep(s.input.run_summary)) continue;
+    any_sweep = true;
+    if (!no_bound) {
+      s.bounds = report::compute_mrc_bounds(s.input.run_summary, solver);
+      if (!s.bounds.note.empty()) std::cerr << "flashsim report: '" << s.input.file.string() << "': " << s.bounds.note << "\n";
+    }
+    mrc_section[k] = mrc_data["sections"].size();
+    mrc_data["sections"].push_back(report::mrc_section_json(s.input.run_summary, s.bounds));
+  }
+  const std::filesystem::path mrc_file = mrc_data_path(target);
+  if (any_sweep) write_file_atomically(mrc_file, mrc_data.dump(1) + "\n");
 
   report::PlotOptions options;
   options.python = python;
   for (std::size_t k = 0; k < sections.size(); ++k) {
     report::ReportSection& s = sections[k];
-    if (s.input.kind != report::ReportInput::Kind::validation) continue;
+    const bool sweep = s.input.kind == report::ReportInput::Kind::run_summary && report::is_capacity_sweep(s.input.run_summary);
+    if (s.input.kind != report::ReportInput::Kind::validation && !sweep) continue;
     options.id_salt = "input" + std::to_string(k + 1) + "-";
     if (no_plots) {
       s.plots.disabled = true;
       s.plots.skipped_reason = "--no-plots was given";
       continue;
     }
-    s.plots = report::plot_validation(s.input.file, options);
+    options.extra_args = sweep ? std::vector<std::string>{"--section", std::to_string(mrc_section[k])}
+                               : std::vector<std::string>{};
+    s.plots = report::plot_validation(sweep ? mrc_file : s.input.file, options);
     if (!s.plots.ran) {
       std::cerr << "flashsim report: plots of '" << s.input.file.string() << "' skipped: " << s.plots.skipped_reason
                 << "\n";
@@ -101,12 +161,13 @@ int report_command(int argc, char** argv) {
   }
   write_page(target, report::report_html(sections, tool_version_string(), now_utc()));
   std::cout << "report: " << target.string() << "\n";
+  if (any_sweep) std::cout << "miss-ratio curves' data: " << mrc_file.string() << "\n";
   return 0;
 }
 
 }  // namespace
 
-FLASHSIM_REGISTER_COMMAND("report", "report RESULTS... [--out FILE.html] [--python PATH] [--no-plots]",
+FLASHSIM_REGISTER_COMMAND("report", "report RESULTS... [--out FILE.html] [--python PATH] [--no-plots] [--no-bound]",
                           "one HTML page (tables and plots, self-contained) from validation.json files\n"
                           "of `flashsim validate` or summary.json files of `flashsim run`",
                           &report_command);

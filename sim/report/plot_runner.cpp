@@ -111,9 +111,10 @@ PlotOutcome plot_validation(const std::filesystem::path& validation_json, const 
 
   const std::string python = resolve_python(options.python);
   const std::filesystem::path absolute = std::filesystem::absolute(validation_json);
-  const ProcessResult p = run_process({python, "-s", script_file.string(), absolute.string(), "--out", plots.string(),
-                                       "--id-salt", options.id_salt},
-                                      temp.path() / "stdout.txt", temp.path() / "stderr.txt");
+  std::vector<std::string> args{python, "-s", script_file.string(), absolute.string(), "--out", plots.string(),
+                                "--id-salt", options.id_salt};
+  args.insert(args.end(), options.extra_args.begin(), options.extra_args.end());
+  const ProcessResult p = run_process(args, temp.path() / "stdout.txt", temp.path() / "stderr.txt");
   PlotOutcome outcome;
   if (!p.started || p.exit_code == 127) {  // 127: the shell-style "not found" of a wrapper
     outcome.skipped_reason = "cannot run '" + python + "'" +

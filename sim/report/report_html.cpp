@@ -1,6 +1,7 @@
 #include "sim/report/report_html.h"
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
 #include "sim/report/html_text.h"
@@ -164,25 +165,59 @@ void validation_section(std::ostream& out, const ValidationDocument& doc, const 
   out << "</section>\n";
 }
 
-void run_summary_section(std::ostream& out, const RunSummaryDocument& doc) {
+// "0.0606 \u2026 0.0875": lower .. upper of an optimal hit ratio.
+std::string bound_range(double lower, double upper) {
+  return format_fixed(lower, 4) + " \u2026 " + format_fixed(upper, 4);
+}
+
+void run_summary_section(std::ostream& out, const ReportSection& section) {
+  const RunSummaryDocument& doc = section.input.run_summary;
+  const MrcBounds& bounds = section.bounds;
+  bool any_bound = false;
+  for (const auto& b : bounds.per_run) any_bound = any_bound || b.has_value();
   // With cache.ignore_sizes the bytes fields count blocks (summary.json size_unit).
   const std::string unit = doc.size_unit();
   const std::string fetched = unit == "bytes" ? "bytes fetched" : "fetched (" + unit + ")";
   out << "<section>\n<h2>Runs: " << esc(doc.scenario) << "</h2>\n<p class=\"meta\">" << esc(doc.file.string())
       << " \u00b7 flashsim " << esc(doc.tool_version) << " \u00b7 engine " << esc(doc.engine) << " \u00b7 "
-      << esc(doc.date_utc) << " \u00b7 " << doc.runs.size() << " runs</p>\n<table>\n<tr><th>policy</th><th>point</th>"
+      << esc(doc.date_utc) << " \u00b7 " << doc.runs.size() << " runs</p>\n";
+  if (!bounds.note.empty()) out << "<p class=\"notice\">" << esc(bounds.note) << "</p>\n";
+  out << "<table>\n<tr><th>policy</th><th>point</th>"
       << "<th>capacity</th><th>capacity (" << esc(unit) << ")</th><th>accesses</th><th>misses</th><th>hit ratio</th>"
-      << "<th>byte hit ratio</th><th>" << esc(fetched) << "</th><th>stall (ns)</th><th>latency p50 (ns)</th>"
+      << "<th>byte hit ratio</th>";
+  if (any_bound) out << "<th>optimal hit ratio (lower \u2026 upper)</th><th>optimal byte hit ratio (lower \u2026 upper)</th><th>bound</th>";
+  out << "<th>" << esc(fetched) << "</th><th>stall (ns)</th><th>latency p50 (ns)</th>"
       << "<th>latency p99 (ns)</th><th>simulated (ns)</th></tr>\n";
-  for (const auto& r : doc.runs) {
+  for (std::size_t i = 0; i < doc.runs.size(); ++i) {
+    const RunSummaryRow& r = doc.runs[i];
     out << "<tr>" << td(esc(r.policy_label)) << td(esc(r.point_label)) << td(esc(r.capacity))
         << num(format_value(r.capacity_bytes)) << num(format_value(r.accesses)) << num(format_value(r.misses))
-        << num(format_fixed(r.hit_ratio_by_access, 4)) << num(format_fixed(r.hit_ratio_by_byte, 4))
-        << num(format_value(r.bytes_fetched)) << num(format_value(r.stall_ns)) << num(format_value(r.latency_p50_ns))
+        << num(format_fixed(r.hit_ratio_by_access, 4)) << num(format_fixed(r.hit_ratio_by_byte, 4));
+    if (any_bound) {
+      const std::optional<HitBound>& b = i < bounds.per_run.size() ? bounds.per_run[i] : std::nullopt;
+      if (b) {
+        out << num(bound_range(b->hit_ratio_by_access_lower, b->hit_ratio_by_access_upper))
+            << num(bound_range(b->hit_ratio_by_byte_lower, b->hit_ratio_by_byte_upper)) << td(esc(b->method));
+      } else {
+        out << num("\u2014") << num("\u2014") << td("\u2014");
+      }
+    }
+    out << num(format_value(r.bytes_fetched)) << num(format_value(r.stall_ns)) << num(format_value(r.latency_p50_ns))
         << num(format_value(r.latency_p99_ns)) << num(format_value(r.simulated_ns)) << "</tr>\n";
   }
-  out << "</table>\n<p class=\"meta\">A run summary has no hardware side: no parity plots. Miss-ratio curves of a "
-         "capacity sweep: tools/plot_mrc.py.</p>\n</section>\n";
+  out << "</table>\n";
+  if (any_bound) {
+    out << "<p class=\"meta\">Optimal hit ratio: bounds on what any policy can hit at the run's capacity (no policy "
+           "hits more than the upper; the lower is a schedule that exists): FOO, min-cost flow, exact up to 200,000 "
+           "accesses; PFOO-L and segmented FOO-U beyond (docs/policies.md).</p>\n";
+  }
+  if (is_capacity_sweep(doc)) {
+    figures(out, section.plots);
+  } else {
+    out << "<p class=\"meta\">A run summary has no hardware side: no parity plots; a capacity sweep gets its "
+           "miss-ratio curves.</p>\n";
+  }
+  out << "</section>\n";
 }
 
 }  // namespace
@@ -205,7 +240,7 @@ std::string report_html(const std::vector<ReportSection>& sections, const std::s
     if (s.input.kind == ReportInput::Kind::validation) {
       validation_section(out, s.input.validation, s.plots);
     } else {
-      run_summary_section(out, s.input.run_summary);
+      run_summary_section(out, s);
     }
   }
   out << "</body>\n</html>\n";

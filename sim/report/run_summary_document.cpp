@@ -15,6 +15,7 @@ RunSummaryDocument read_run_summary_document(const JsonFields& j) {
   doc.scenario = j.opt_string(root, "scenario", "");
   doc.tool_version = j.opt_string(root, "tool_version", "");
   doc.engine = j.opt_string(root, "engine", "");
+  doc.scenario_source = j.opt_string(root, "scenario_source", "");
   if (const Json* host = j.opt_object(root, "host", "")) doc.date_utc = j.opt_string(*host, "date_utc", "host.");
   const Json& runs = j.need_array(root, "runs", "");
   for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -23,6 +24,11 @@ RunSummaryDocument read_run_summary_document(const JsonFields& j) {
     RunSummaryRow row;
     row.policy_label = j.need_string(r, "policy_label", w);
     row.point_label = j.opt_string(r, "point_label", w);
+    const std::optional<double> point = j.opt_number(r, "point", w);
+    if (point && (*point < 0 || *point != static_cast<double>(static_cast<std::size_t>(*point)))) {
+      j.fail(w, "point", "is not a sweep point index");
+    }
+    row.point = point ? static_cast<std::size_t>(*point) : 0;
     // Results schema 2 names every metric as sim/results/metric_schema.h does;
     // schema 1 files (capacity, latency_ns.{p50,p99}) still read.
     row.capacity = r.contains("capacity_text") ? j.opt_string(r, "capacity_text", w) : j.opt_string(r, "capacity", w);

@@ -1,6 +1,7 @@
 // The summary.json of a `flashsim run` results folder (sim/results/
 // results_writer.h), read for `flashsim report`: one table row per run.
 #pragma once
+#include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@ class JsonFields;
 
 struct RunSummaryRow {
   std::string policy_label, point_label, capacity;  ///< capacity as written in the scenario ("50%")
+  std::size_t point = 0;  ///< its sweep point: the row of results.h5 /scenario holding its resolved scenario
   std::string size_unit = "bytes";  ///< "blocks" with cache.ignore_sizes: the bytes fields count blocks
   double capacity_bytes = 0, footprint_bytes = 0, accesses = 0, hits = 0, misses = 0;
   double hit_ratio_by_access = 0, hit_ratio_by_byte = 0, bytes_fetched = 0, stall_ns = 0, simulated_ns = 0;
@@ -21,6 +23,7 @@ struct RunSummaryRow {
 struct RunSummaryDocument {
   std::filesystem::path file;
   std::string scenario, tool_version, engine, date_utc;
+  std::string scenario_source;  ///< the scenario file run ("<builtin:default>", "" when absent)
   std::vector<RunSummaryRow> runs;
   /// "bytes", or "blocks" when every run ignored sizes ("mixed" when runs differ).
   std::string size_unit() const;
