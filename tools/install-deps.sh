@@ -9,6 +9,7 @@ pkgs=(
   libcli11-dev libboost-graph-dev libeigen3-dev
   nlohmann-json3-dev libabsl-dev libsqlite3-dev
   liblemon-dev                                    # min-cost flow: flashsim trace bound
+  libglpk-dev                                     # linear programs: flashsim place
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-matplotlib python3-h5py   # tools/plot_mrc.py
 )
