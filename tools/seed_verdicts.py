@@ -333,9 +333,9 @@ def cross_attention(R):
     runs = R.runs("cross-attention")
     rows = []
     for preset in ("medium", "long"):
-        for pol in ("lru", "lru+lookahead"):
-            a = select(runs, pol, workload__preset=preset, bandwidth__segment_shares="{}")[0]
-            b = [r for r in select(runs, pol, workload__preset=preset) if r is not a][0]
+        for pol, label_ in (("lru", "lru"), ("lru+lookahead", "lru+lookahead(depth=4)")):
+            a = select(runs, label_, workload__preset=preset, bandwidth__segment_shares="{}")[0]
+            b = [r for r in select(runs, label_, workload__preset=preset) if r is not a][0]
             d = 100 * (b["tpot_mean_ns"] / a["tpot_mean_ns"] - 1)
             rows.append(f"{preset}, {pol}: TPOT {a['tpot_mean_ns'] / 1e6:.1f} → {b['tpot_mean_ns'] / 1e6:.1f} ms ({d:+.0f}%)")
     c = model("t5-base")

@@ -552,6 +552,9 @@ void CudaBackend::finish(ReplayRun& out) {
     out.result.fragmentation_evictions = tier->counters().fragmentation_evictions;
     out.result.pinned_bytes = tier->pinned_bytes();
     out.result.slot_reserved_peak_bytes = tier->peak_reserved_bytes();
+    if (driver_.session() && !config_.hardware.tiers.empty()) {  // the engine's component name
+      driver_.session()->report_experts("tier." + config_.hardware.tiers[0].name, out.result.components);
+    }
   } else {
     m.total.bypasses = m.total.misses;
   }

@@ -71,6 +71,7 @@ RunMetrics run_cache_only(ITraceSource& trace, const CacheConfig& cache, CacheOn
     tier->slot_reserved_peak_bytes = t.peak_reserved_bytes();
     tier->fragmentation_evictions = t.counters().fragmentation_evictions;
     t.report("tier.fast", tier->components);
+    session.report_experts("tier.fast", tier->components);
   }
   return metrics;
 }

@@ -78,6 +78,7 @@ void TierSession::add_block(BlockIndex b, BlockId id) {
   }
   FastTier::BlockTag& tag = tier_->tag(b);
   tag.kind = static_cast<std::uint8_t>(kind);
+  if (catalog != BlockNumbering::kNone && expert_of(meta_.catalog[catalog]) >= 0) tag.flags |= kExpert;
   if (!pins_.ids.empty() && pins_.ids.contains(id)) {
     tag.flags |= kPinned;
     tier_->pin(b);
@@ -131,6 +132,8 @@ AccessKind TierSession::access(const PolicyAccess& recorded, std::uint32_t reque
   const bool write = a.op == AccessOp::write;
   ++c.accesses;
   c.bytes_accessed += a.bytes;
+  const bool expert = tag.flags & kExpert;
+  expert_accesses_ += expert;
   BlockState state = tier_->state(b);
   if (state == BlockState::resident || state == BlockState::in_use) {
     // A KV page held for its request cannot be dropped: a size change reads it as a hit.
@@ -138,6 +141,7 @@ AccessKind TierSession::access(const PolicyAccess& recorded, std::uint32_t reque
       tier_->on_access_hit(a);
       ++c.hits;
       c.bytes_hit += a.bytes;
+      expert_hits_ += expert;
       if (write) tag.flags |= kDirty;
       if (tag.flags & kPrefetched) {
         ++c.prefetch_used_timely;
@@ -150,6 +154,7 @@ AccessKind TierSession::access(const PolicyAccess& recorded, std::uint32_t reque
   }
   if (state == BlockState::in_flight) {
     ++c.delayed_hits;
+    expert_delayed_hits_ += expert;
     if (write) tag.flags |= kDirty;
     if (tag.flags & kPrefetched) {
       ++c.prefetch_used_late;
@@ -184,6 +189,13 @@ AccessKind TierSession::access(const PolicyAccess& recorded, std::uint32_t reque
   }
   if (write) tier_->tag(b).flags |= kDirty;  // changed once it is there: written back when it leaves
   return AccessKind::miss;
+}
+
+void TierSession::report_experts(const std::string& component, ComponentStats& out) const {
+  if (expert_accesses_ == 0) return;
+  out.add(component, "expert_accesses", "count", static_cast<double>(expert_accesses_));
+  out.add(component, "expert_hits", "count", static_cast<double>(expert_hits_));
+  out.add(component, "expert_delayed_hits", "count", static_cast<double>(expert_delayed_hits_));
 }
 
 void TierSession::arrived(const PolicyAccess& a) {

@@ -180,6 +180,11 @@ class TierSession {
   void end_request(std::uint32_t request, AccessCounters& c);
   /// The run ended: prefetched blocks never accessed count as unused.
   void finish(AccessCounters& c) const;
+  /// Accesses of MoE expert blocks (catalog names "...experts.N...") and how
+  /// many hit (resident) or were delayed hits (in flight), under `component`
+  /// as expert_accesses, expert_hits, expert_delayed_hits (counts); nothing
+  /// when no expert block was accessed. The expert hit ratio of MoE offload.
+  void report_experts(const std::string& component, ComponentStats& out) const;
   /// Blocks the last access / prefetch / evict / end_request made leave.
   const std::vector<Departure>& departures() const { return departures_; }
 
@@ -207,6 +212,7 @@ class TierSession {
   static constexpr std::uint8_t kEverHeld = 4;    // has held space, or been accessed
   static constexpr std::uint8_t kHeld = 8;        // a KV page held in use for its running request
   static constexpr std::uint8_t kPinned = 16;
+  static constexpr std::uint8_t kExpert = 32;     // an MoE expert's weights (sim/policy/model_blocks.h)
 
   bool ignore_sizes_ = false;
   bool size_change_hit_ = false;
@@ -261,6 +267,7 @@ class TierSession {
   HashMap<BlockId, std::uint32_t> catalog_map_;      // the others
   std::function<bool(BlockIndex)> next_tier_;
   ByteCount occupancy_[3] = {0, 0, 0};
+  std::uint64_t expert_accesses_ = 0, expert_hits_ = 0, expert_delayed_hits_ = 0;
   View view_{*this};
 };
 

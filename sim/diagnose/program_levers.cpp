@@ -63,7 +63,7 @@ ProgramLevers simulate_program_levers(const TraceMeta& meta, const std::vector<A
                                 "llama.cpp -ngl)",
           median_ms(run_program(meta, records, hardware, resident), skip));
     }
-    const std::vector<std::string> names = options.policies.empty() ? registered_policy_names() : options.policies;
+    const std::vector<std::string> names = options.policies.empty() ? registered_policy_names(&meta) : options.policies;
     double best = 0;
     for (const std::string& name : names) {
       ExecutorOptions tier = base;

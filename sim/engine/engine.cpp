@@ -947,6 +947,7 @@ EngineResult EventEngine::run(EngineDetail* detail) {
   for (std::size_t i = 0; i < tier_count_; ++i) {
     const std::string component = "tier." + hw_.tiers[i].name;
     if (i < tiers_.size()) tiers_[i]->report(component, cs);
+    if (i == 0) session_->report_experts(component, cs);
     if (i > 0) cs.add(component, "served", "count", static_cast<double>(served_[i]));
   }
   for (const auto& p : prefetchers_) {

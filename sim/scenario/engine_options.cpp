@@ -57,7 +57,8 @@ double parse_share(const ConfigNode& node, std::string_view key) {
   return value;
 }
 
-std::vector<ComponentChoice> resolve_prefetch_list(const ConfigNode* node, std::string_view key, ConfigNode& resolved) {
+std::vector<ComponentChoice> resolve_prefetch_list(const ConfigNode* node, std::string_view key, ConfigNode& resolved,
+                                                   std::vector<std::map<std::string, std::string>>* user_params) {
   std::vector<ComponentChoice> out;
   resolved = ConfigNode::make_sequence();
   if (!node || node->is_null()) return out;
@@ -65,6 +66,7 @@ std::vector<ComponentChoice> resolve_prefetch_list(const ConfigNode* node, std::
     const ResolvedComponent r =
         resolve_component(*node, join_key(key, "0"), "prefetcher", PrefetcherRegistry::instance());
     out.push_back(r.choice);
+    if (user_params) user_params->push_back(r.user_params);
     resolved.items.push_back(r.resolved);
     return out;
   }
@@ -73,6 +75,7 @@ std::vector<ComponentChoice> resolve_prefetch_list(const ConfigNode* node, std::
     const ResolvedComponent r = resolve_component(node->items[i], join_key(key, std::to_string(i)), "prefetcher",
                                                   PrefetcherRegistry::instance());
     out.push_back(r.choice);
+    if (user_params) user_params->push_back(r.user_params);
     resolved.items.push_back(r.resolved);
   }
   return out;

@@ -27,7 +27,10 @@ namespace flashsim {
 /// `prefetch:` -- a list of prefetchers ({impl: NAME, params} or NAME); null
 /// or absent = none. `key` is its dotted path. Fills `resolved` with the
 /// list, every param resolved. Throws InputError/UnknownNameError at the text.
-std::vector<ComponentChoice> resolve_prefetch_list(const ConfigNode* node, std::string_view key, ConfigNode& resolved);
+/// `user_params`, when set, receives each prefetcher's parameters as the
+/// YAML wrote them (for run labels).
+std::vector<ComponentChoice> resolve_prefetch_list(const ConfigNode* node, std::string_view key, ConfigNode& resolved,
+                                                   std::vector<std::map<std::string, std::string>>* user_params = nullptr);
 
 /// `bandwidth:` (absent = defaults: no shares, no reservation).
 struct BandwidthOptions {

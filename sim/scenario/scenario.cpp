@@ -57,7 +57,10 @@ std::string PolicyChoice::label() const {
   std::string out = with_params(choice.impl, user_params);
   if (admission.impl != "always") out += "+admit:" + with_params(admission.impl, admission_user_params);
   if (has_prefetch) {
-    for (const auto& p : prefetchers) out += "+" + p.impl;
+    for (std::size_t i = 0; i < prefetchers.size(); ++i) {
+      out += "+" + with_params(prefetchers[i].impl,
+                               i < prefetcher_user_params.size() ? prefetcher_user_params[i] : decltype(user_params){});
+    }
     if (prefetchers.empty()) out += "+noprefetch";
   }
   return out;

@@ -77,11 +77,13 @@ struct PolicyChoice {
   /// The entry's own `prefetch:` list, replacing the scenario's when has_prefetch.
   bool has_prefetch = false;
   std::vector<ComponentChoice> prefetchers;
+  std::vector<std::map<std::string, std::string>> prefetcher_user_params;  ///< as written, per prefetcher
   /// The entry's `admission:` ("always" when absent: every miss cached).
   ComponentChoice admission{"always", {}};
   std::map<std::string, std::string> admission_user_params;
   /// "lru" or "mlru(age_window=100ms,variant=literal)": the user-given params
-  /// only; an entry's own prefetchers follow as "+NAME" ("lru+lookahead"),
+  /// only; an entry's own prefetchers follow as "+NAME" or "+NAME(params)"
+  /// ("lru+lookahead", "lru+expert_speculative(accuracy=0.6)"),
   /// its admission as "+admit:NAME(params)" ("lru+admit:adaptsize").
   std::string label() const;
 };

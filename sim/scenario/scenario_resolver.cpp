@@ -310,7 +310,7 @@ std::vector<PolicyChoice> resolve_policies(const ConfigNode* node, const ConfigN
     ConfigNode prefetch_r;
     if (own) {
       choice.has_prefetch = true;
-      choice.prefetchers = resolve_prefetch_list(own, key + ".prefetch", prefetch_r);
+      choice.prefetchers = resolve_prefetch_list(own, key + ".prefetch", prefetch_r, &choice.prefetcher_user_params);
       item.erase("prefetch");
     }
     // So is its `admission:` (sim/cache/i_admission_policy.h).

@@ -42,7 +42,9 @@ TEST(ExperimentsTest, EveryScenarioResolvesAtEverySweepPoint) {
     for (const Scenario& s : points) {
       EXPECT_TRUE(s.workload.generated);
       EXPECT_EQ(s.workload.generator, "serving");
-      EXPECT_EQ(s.workload.generator_params.at("granularity"), "2MiB");
+      // The expert table caches whole experts (tensor blocks).
+      EXPECT_EQ(s.workload.generator_params.at("granularity"),
+                entry.path().stem() == "mixtral-8x7b-experts" ? "tensor" : "2MiB");
       EXPECT_EQ(s.hardware.name, "h200");
     }
   }
@@ -65,7 +67,23 @@ TEST(ExperimentsTest, EveryScenarioResolvesAtEverySweepPoint) {
     }
   }
   EXPECT_TRUE(found.count("mixtral-8x7b-mrc"));
-  EXPECT_EQ(found.size(), kArchitectures.size() + 1) << "a new experiment: add it to kArchitectures or here";
+  EXPECT_TRUE(found.count("mixtral-8x7b-experts"));
+  EXPECT_EQ(found.size(), kArchitectures.size() + 2) << "a new experiment: add it to kArchitectures or here";
+}
+
+// The MoE table's scenario (docs/experiments.md): every expert-cache policy
+// and placement the issue names, labelled apart.
+TEST(ExperimentsTest, MixtralExpertTableNamesEveryPolicy) {
+  const std::vector<Scenario> points =
+      resolve_points(ScenarioDocument::from_file(kDir / "mixtral-8x7b-experts.yaml"));
+  ASSERT_EQ(points.size(), 1u);
+  std::vector<std::string> labels;
+  for (const PolicyChoice& p : points[0].policies) labels.push_back(p.label());
+  EXPECT_EQ(labels, (std::vector<std::string>{"lru", "lfru", "activation_aware",
+                                              "lru+expert_speculative(accuracy=0.9)",
+                                              "lru+expert_speculative(accuracy=0.6)",
+                                              "activation_aware+expert_speculative(accuracy=0.9)", "resident_first",
+                                              "static_fraction(weight_fraction=0.4656)", "belady"}));
 }
 
 // The architectures' scenarios with fewer requests and tokens. The link bound

@@ -28,7 +28,19 @@ MemoryTraceSource random_trace(unsigned seed) {
     r.bytes = size[static_cast<std::size_t>(b)];
     r.time_ns = (t += 100 + static_cast<Nanoseconds>(rng() % 1000));
   }
-  return MemoryTraceSource(TraceMeta{}, std::move(records));
+  // A catalog naming layers and experts, so that the model-aware policies
+  // run here too: block k is expert k % 4 of layer k / 4.
+  TraceMeta meta;
+  for (BlockId k = 0; k < 60; ++k) {
+    BlockCatalogEntry e;
+    e.id = k;
+    e.bytes = size[k];
+    e.layer = static_cast<std::int32_t>(k / 4);
+    e.kind = "expert";
+    e.name = "layers." + std::to_string(k / 4) + ".experts." + std::to_string(k % 4) + ".w";
+    meta.catalog.push_back(e);
+  }
+  return MemoryTraceSource(meta, std::move(records));
 }
 
 HardwareProfile two_tiers() {

@@ -29,12 +29,46 @@ struct HandRun {
   AccessCounters counters;
 };
 
+/// A model catalog for the generic policy tests, so that the model-aware
+/// policies (activation_aware, resident_first, static_fraction) run in
+/// every one of them: block k (< 4096, 1 byte) is expert (k / 8) % 8 of
+/// layer k / 64. Block index = block id, as in drive().
+inline const TraceMeta& test_model_meta() {
+  static const TraceMeta meta = [] {
+    TraceMeta m;
+    m.source = "test-model";
+    for (BlockId k = 0; k < 4096; ++k) {
+      BlockCatalogEntry e;
+      e.id = k;
+      e.bytes = 1;
+      e.layer = static_cast<std::int32_t>(k / 64);
+      e.kind = "expert";
+      e.name = "layers." + std::to_string(k / 64) + ".experts." + std::to_string(k / 8 % 8) + ".w#" + std::to_string(k);
+      m.catalog.push_back(e);
+    }
+    return m;
+  }();
+  return meta;
+}
+
+/// test_model_meta()'s catalog by block index = block id.
+class TestModelView final : public IBlockCatalogView {
+ public:
+  const BlockCatalogEntry* entry(BlockIndex b) const override {
+    const auto& c = test_model_meta().catalog;
+    return b < c.size() ? &c[b] : nullptr;
+  }
+};
+
 inline std::unique_ptr<IEvictionPolicy> make_policy(const std::string& name, ByteCount capacity_bytes,
                                                     const std::map<std::string, std::string>& params = {},
                                                     std::size_t block_count = 0) {
+  static const TestModelView view;
   PolicyContext context;
   context.capacity_bytes = capacity_bytes;
   context.block_count = block_count;
+  context.meta = &test_model_meta();
+  context.catalog = &view;
   return PolicyRegistry::instance().create(name, params, context);
 }
 
@@ -178,6 +212,16 @@ inline MemoryTraceSource as_trace(const std::vector<Step>& steps, bool with_next
   meta.source = "test";
   meta.has_next_use = with_next_use;
   return MemoryTraceSource(meta, std::move(records));
+}
+
+/// as_trace() with test_model_meta()'s catalog (sizes from the steps'
+/// records; the catalog's 1-byte sizes only place blocks), for tests that run
+/// every policy through the access protocol. Blocks must be < 4096.
+inline MemoryTraceSource as_model_trace(const std::vector<Step>& steps, bool with_next_use = false) {
+  MemoryTraceSource t = as_trace(steps, with_next_use);
+  TraceMeta meta = t.meta();
+  meta.catalog = test_model_meta().catalog;
+  return MemoryTraceSource(meta, std::vector<AccessRecord>(t.records()));
 }
 
 inline CacheConfig cache_config(const std::string& policy, ByteCount capacity_bytes,

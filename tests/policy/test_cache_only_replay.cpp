@@ -30,7 +30,7 @@ TEST(CacheOnlyReplay, SameCountersAsDrivingByHand) {
       const std::vector<Step> steps = first_appearance_order(random_steps(seed, 5000, 150, 60));
       for (ByteCount capacity : {50u, 400u}) {
         const HandRun hand = drive(name, capacity, steps);
-        MemoryTraceSource trace = as_trace(steps);
+        MemoryTraceSource trace = as_model_trace(steps);
         const RunMetrics m = run_cache_only(trace, cache_config(name, capacity));
         expect_same_counters(m.total, hand.counters, name + " capacity " + std::to_string(capacity));
         EXPECT_TRUE(m.windows.empty());

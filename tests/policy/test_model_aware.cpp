@@ -117,6 +117,14 @@ TEST(ActivationAware, EvictsTheExpertExpectedFurthestByHand) {
   const std::vector<Step> s = letters("ADADADADBDCA");
   const RunMetrics aware = run(s, cat, cache_config("activation_aware", 3));
   const RunMetrics lru = run(s, cat, cache_config("lru", 3));
+  // The protocol counts expert accesses apart (every access here is one).
+  MemoryTraceSource t = with_catalog(s, cat);
+  CacheOnlyTier tier;
+  run_cache_only(t, cache_config("activation_aware", 3), &tier);
+  std::map<std::string, double> stats;
+  for (const ComponentStat& row : tier.components.rows) stats[row.name] = row.value;
+  EXPECT_EQ(stats["expert_accesses"], 12.0);
+  EXPECT_EQ(stats["expert_hits"], 8.0);
   EXPECT_EQ(aware.total.evictions, 1u);
   EXPECT_EQ(aware.total.hits, 8u);  // six in passes 2-4, D in pass 5, A at the end
   EXPECT_EQ(lru.total.hits, 7u);

@@ -87,7 +87,7 @@ TEST(OptimalBound, NoPolicyEverHitsMoreThanTheUpperBound) {
       EXPECT_LE(b.hit_ratio_by_access_lower, b.hit_ratio_by_access_upper);
       EXPECT_LE(b.hit_ratio_by_byte_lower, b.hit_ratio_by_byte_upper);
       for (const std::string& p : all_policy_names()) {
-        MemoryTraceSource t = as_trace(s, true);
+        MemoryTraceSource t = as_model_trace(s, true);
         const RunMetrics m = run_cache_only(t, cache_config(p, capacity));
         EXPECT_LE(m.total.hit_ratio_by_access(), b.hit_ratio_by_access_upper + 1e-9) << p << " seed " << seed;
         EXPECT_LE(m.total.hit_ratio_by_byte(), b.hit_ratio_by_byte_upper + 1e-9) << p << " seed " << seed;

@@ -116,8 +116,14 @@ TEST(PolicyProperty, SizeTracksResidentBlocksUnderVariableSizes) {
       auto p = make_policy(name, 400);
       const HandRun run = drive(*p, 400, steps);
       EXPECT_EQ(run.counters.hits + run.counters.misses, steps.size()) << name;
-      EXPECT_GT(run.counters.evictions, 0u) << name;
       EXPECT_LE(p->size(), 400u) << name;
+      // A static placement never evicts its placed blocks (here the test
+      // catalog's first layers hold all 300 blocks): a full tier bypasses.
+      if (name == "resident_first") {
+        EXPECT_GT(run.counters.bypasses, 0u) << name;
+        continue;
+      }
+      EXPECT_GT(run.counters.evictions, 0u) << name;
       // Evict everything: the number drained equals size().
       const std::size_t held = p->size();
       std::size_t drained = 0;

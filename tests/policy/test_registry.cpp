@@ -9,9 +9,10 @@ namespace flashsim::test {
 namespace {
 
 TEST(PolicyRegistry, ListsAllPolicies) {
-  EXPECT_EQ(all_policy_names(), (std::vector<std::string>{"2q", "arc", "belady", "belady_bypass", "clock", "fifo",
-                                                          "gdsf", "lecar", "lfu", "lru", "lru_k", "mlru", "s3fifo",
-                                                          "sieve"}));
+  EXPECT_EQ(all_policy_names(),
+            (std::vector<std::string>{"2q", "activation_aware", "arc", "belady", "belady_bypass", "clock", "clock_pro",
+                                      "fifo", "gdsf", "lecar", "lfru", "lfu", "lirs", "lru", "lru_k", "mlru",
+                                      "resident_first", "s3fifo", "sieve", "static_fraction", "w_tinylfu"}));
 }
 
 TEST(PolicyRegistry, EveryPolicyBuildsWithDefaultsAndKnowsItsName) {

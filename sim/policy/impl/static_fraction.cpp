@@ -39,7 +39,7 @@ std::vector<bool> layer_fractions(const PolicyContext& c, double fraction) {
 FLASHSIM_REGISTER_POLICY({"static_fraction",
                           "static placement: the same fraction of every layer's weights resident, the rest streamed "
                           "through LRU (FlexGen, Sheng et al., ICML 2023; fraction from `flashsim place`)",
-                          {{"weight_fraction", ParamType::real, "0.5", "share of each layer's weight bytes placed", 0.0,
+                          {{"weight_fraction", ParamType::real, "0", "share of each layer's weight bytes placed (0: none, the tier is LRU)", 0.0,
                             1.0, {}}},
                           [](const ParamValues& p, const PolicyContext& c) -> std::unique_ptr<IEvictionPolicy> {
                             return std::make_unique<PlacedLruPolicy>("static_fraction", c,
