@@ -158,6 +158,34 @@ def load(path):
 
 # ---- numbers --------------------------------------------------------------
 
+def tex_safe(text):
+    """Data-derived text (scenario, entry and policy names) as plain text:
+    matplotlib's mathtext stays on for the log axes' 10^n ticks, so a '$'
+    in a name is escaped instead."""
+    return str(text).replace("$", r"\$")
+
+
+def human_formatter(unit):
+    """A tick formatter in the unit's human scale ("100 ms", "2 GB") for
+    axes in ns or bytes; None for other units (matplotlib's own ticks)."""
+    from matplotlib.ticker import FuncFormatter
+    if unit == "ns":
+        steps = ((1e9, "s"), (1e6, "ms"), (1e3, "µs"), (1.0, "ns"))
+    elif unit == "bytes":
+        steps = ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB"), (1.0, "B"))
+    else:
+        return None
+
+    def fmt(v, _pos):
+        if v <= 0:
+            return "0"
+        for scale, name in steps:
+            if v >= scale:
+                return f"{v / scale:g} {name}"
+        return f"{v:g} {steps[-1][1]}"
+    return FuncFormatter(fmt)
+
+
 def spans_decades(values):
     positive = [v for v in values if v > 0]
     return len(positive) == len(values) and positive and max(positive) / min(positive) >= 100
@@ -265,7 +293,11 @@ def plot_parity(doc, metric, w):
                    facecolors="none", edgecolors="red", lw=1.4, zorder=4, label="failed")
     ax.set_xlim(lo, hi)
     ax.set_ylim(lo, hi)
-    unit = f" ({metric['unit']})" if metric["unit"] else ""
+    human = human_formatter(metric["unit"])
+    if human is not None:
+        ax.xaxis.set_major_formatter(human)
+        ax.yaxis.set_major_formatter(human)
+    unit = f" ({metric['unit']})" if metric["unit"] and human is None else ""
     ax.set_xlabel(f"hardware{unit}")
     ax.set_ylabel(f"simulator{unit}")
     s = doc["summary"].get((name, "all"))
@@ -277,7 +309,7 @@ def plot_parity(doc, metric, w):
         f = (lambda v: math.log10(v)) if log else (lambda v: v)
         r = pearson([f(v) for v in hw], [f(v) for v in sim])
         mae = 100 * sum(errs) / len(errs) if errs else float("nan")
-    title = f"{name}: r = {r:.4f} ({on}), MAE = {mae:.2f}%, n = {len(points)}"
+    title = f"{tex_safe(name)}\nr = {r:.4f} ({on}), MAE = {mae:.2f}%, n = {len(points)}"
     ax.set_title(title, fontsize=10)
     ax.legend(loc="upper left", fontsize=8)
     ax.grid(True, which="major", lw=0.3)
@@ -325,7 +357,7 @@ def plot_error_bars(doc, w):
         ax.grid(True, axis="y", lw=0.3)
     ax = axes[-1, 0]
     ax.set_xticks(range(n))
-    ax.set_xticklabels([e["name"] for e in entries], rotation=70, ha="right", fontsize=7)
+    ax.set_xticklabels([tex_safe(e["name"]) for e in entries], rotation=70, ha="right", fontsize=7)
     ax.set_xlim(-0.7, n - 0.3)
     axes[0, 0].set_title("Relative error (sim − hw) / max(hw, floor); bars: hw repeat spread; "
                          "dashes: ± effective tolerance (blue fit, orange held out, red failed)", fontsize=9)
@@ -366,12 +398,12 @@ def plot_mrc(doc, w):
     for ax, (group, by_policy) in zip(axes, panels):
         for k, (policy, pts) in enumerate(by_policy.items()):
             color = f"C{k % 10}"
-            ax.plot([x for x, _, _ in pts], [s for _, s, _ in pts], "-o", color=color, ms=4, label=f"{policy} sim")
+            ax.plot([x for x, _, _ in pts], [s for _, s, _ in pts], "-o", color=color, ms=4, label=tex_safe(f"{policy} sim"))
             hw = [(x, h) for x, _, h in pts if h is not None]
             if hw:
                 ax.plot([x for x, _ in hw], [h for _, h in hw], "--s", color=color, ms=5, mfc="none",
-                        label=f"{policy} hw")
-        ax.set_title(group, fontsize=9)
+                        label=tex_safe(f"{policy} hw"))
+        ax.set_title(tex_safe(group), fontsize=9)
         ax.set_xlabel("capacity / footprint", fontsize=8)
         ax.set_ylabel("miss ratio", fontsize=8)
         ax.set_ylim(bottom=0)
@@ -404,12 +436,13 @@ def plot_latency_cdf(doc, w):
                 s = e["series"].get(side)
                 if has_latency(s):
                     ax.plot(s["latency_ns"], s["latency_q"], style, color=color, lw=1.2,
-                            label=f"{e['name']} {side}" if len(groups[group]) <= 4 else (side if k == 0 else None))
+                            label=tex_safe(f"{e['name']} {side}") if len(groups[group]) <= 4 else (side if k == 0 else None))
                     values += s["latency_ns"]
         if spans_decades(values):
             ax.set_xscale("log")
-        ax.set_title(group, fontsize=9)
-        ax.set_xlabel("access latency (ns)", fontsize=8)
+        ax.xaxis.set_major_formatter(human_formatter("ns"))
+        ax.set_title(tex_safe(group), fontsize=9)
+        ax.set_xlabel("access latency", fontsize=8)
         ax.set_ylabel("quantile", fontsize=8)
         ax.set_ylim(0, 1)
         ax.grid(True, lw=0.3)
@@ -441,7 +474,7 @@ def plot_hit_ratio_over_time(doc, w):
             window_ms = (s.get("window_ns") or 1e6) / 1e6
             ax.plot([(i + 1) * window_ms for i in range(len(hr))], hr, style, lw=1.2,
                     color="tab:blue" if side == "sim" else "tab:orange", label=side)
-        ax.set_title(e["name"], fontsize=8)
+        ax.set_title(tex_safe(e["name"]), fontsize=8)
         ax.set_xlabel("time (ms, window end)", fontsize=8)
         ax.set_ylabel("hit ratio", fontsize=8)
         ax.set_ylim(0, 1.02)
@@ -556,9 +589,9 @@ def plot_run_mrc(sec, w):
             for k, (policy, pts) in enumerate(by_policy.items()):
                 pts = sorted(pts, key=lambda p: p[0])
                 ax.plot([x for x, _ in pts], [1 - r[key] for _, r in pts], "-o", color=f"C{k % 10}", ms=4,
-                        lw=1.3, label=policy, zorder=3)
+                        lw=1.3, label=tex_safe(policy), zorder=3)
             kind = "by block" if blocks else ("by byte" if by_byte else "by access")
-            ax.set_title(f"{group}: miss ratio {kind}" if group else f"miss ratio {kind}", fontsize=9)
+            ax.set_title(tex_safe(f"{group}: miss ratio {kind}") if group else f"miss ratio {kind}", fontsize=9)
             ax.set_xlabel("capacity / " + ("distinct blocks" if blocks else "footprint"), fontsize=8)
             ax.set_ylabel(f"miss ratio ({kind})", fontsize=8)
             ax.xaxis.set_major_formatter(PercentFormatter(1.0))
@@ -603,8 +636,6 @@ def main(argv=None):
         print(f"plot_validation.py: cannot import matplotlib: {type(e).__name__}: {e}", file=sys.stderr)
         return 3
     matplotlib.rcParams["svg.fonttype"] = "none"  # text as text: smaller SVGs, no glyph ids to collide
-    if "text.parse_math" in matplotlib.rcParams:
-        matplotlib.rcParams["text.parse_math"] = False  # a '$' in a scenario name is text, not TeX
     try:
         os.makedirs(args.out, exist_ok=True)
     except OSError as e:
