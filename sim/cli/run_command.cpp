@@ -1,7 +1,9 @@
-// flashsim run [SCENARIO] [--out DIR] [--jobs N] [--set KEY=VALUE ...]
+// flashsim run [SCENARIO...] [--out DIR] [--jobs N] [--set KEY=VALUE ...]
+//   or  flashsim run --trace FILE --policies lru,arc --capacity 10%[,50%] (a scenario from the flags)
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <system_error>
 #include <iostream>
@@ -11,6 +13,7 @@
 #include "sim/cli/cli_parse.h"
 #include "sim/cli/command_registry.h"
 #include "sim/cli/output_dir.h"
+#include "sim/cli/quick_scenario.h"
 #include "sim/core/errors.h"
 #include "sim/core/unit_parse.h"
 #include "sim/results/results_table.h"
@@ -25,11 +28,27 @@ namespace {
 
 // The scenario files named: a folder stands for its *.yaml files, sorted.
 // Throws InputError for a path that does not exist or a folder without any.
+// True for a file name a trace importer reads (flashsim trace formats), not YAML.
+bool looks_like_trace(const std::string& path) {
+  std::string name = std::filesystem::path(path).filename().string();
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* ext : {".csv", ".h5", ".hdf5", ".bin", ".json", ".gz", ".zst", ".oraclegeneral", ".raw"}) {
+    const std::string e(ext);
+    if (name.size() > e.size() && name.compare(name.size() - e.size(), e.size(), e) == 0) return true;
+  }
+  return false;
+}
+
 std::vector<std::string> expand_scenarios(const std::vector<std::string>& args) {
   std::vector<std::string> files;
   for (const auto& arg : args) {
     std::error_code ec;
     if (!std::filesystem::is_directory(arg, ec)) {
+      if (looks_like_trace(arg)) {
+        throw InputError("'" + arg + "' looks like a trace, not a scenario: run it with `flashsim run --trace " + arg +
+                         " --policies lru,arc --capacity 10%`, or name it in a scenario's workload.trace "
+                         "(docs/scenarios.md)");
+      }
       files.push_back(arg);  // from_file names a missing file
       continue;
     }
@@ -87,6 +106,17 @@ int run_command(int argc, char** argv) {
   app.add_option("--max-memory", max_memory,
                  "refuse runs estimated to need more memory than this, together (default: 80% of this machine's)");
   app.add_option("--max-points", max_points, "refuse sweeps of more points than this")->capture_default_str();
+  QuickScenario quick;
+  std::vector<std::string> quick_policies, quick_capacities;
+  app.add_option("--trace", quick.trace,
+                 "run this trace without a scenario file (with --policies and --capacity; a scenario named after it)");
+  app.add_option("--format", quick.format, "with --trace: its format (default: from the file name; flashsim trace formats)");
+  app.add_option("--policies", quick_policies, "with --trace: policies, comma-separated (e.g. lru,arc,s3fifo)");
+  app.add_option("--capacity", quick_capacities,
+                 "with --trace: fast-tier capacity (10%, 2GiB); several, comma-separated or repeated, make a sweep");
+  app.add_option("--engine", quick.engine, "with --trace: cache_only (hit ratios) or event (time, on --hardware)")
+      ->capture_default_str();
+  app.add_option("--hardware", quick.hardware, "with --trace --engine event: hardware profile")->capture_default_str();
   app.add_flag("--print-scenario", print_scenario, "print the resolved scenario of each sweep point and exit");
   app.add_flag("--no-progress", no_progress,
                "no progress on stderr (on a terminal one line rewritten in place; elsewhere a line every 10 s)");
@@ -96,10 +126,27 @@ int run_command(int argc, char** argv) {
 
   std::vector<Override> overrides;
   for (const auto& s : sets) overrides.push_back(parse_override(s));
+  const bool quick_form = app.count("--trace") > 0;
+  if (!quick_form) {
+    for (const char* option : {"--format", "--policies", "--capacity", "--engine", "--hardware"}) {
+      if (app.count(option) > 0) {
+        throw InputError(std::string(option) + " goes with --trace; for a scenario use --set (e.g. --set cache.capacity=10%)");
+      }
+    }
+  } else if (!scenarios.empty()) {
+    throw InputError("--trace runs one trace without a scenario: give either scenario files or --trace, not both");
+  }
   const std::vector<std::string> files = expand_scenarios(scenarios);
   // Every file is parsed before anything runs: a typo in the last one costs no simulation.
   std::vector<ScenarioDocument> documents;
-  if (files.empty()) documents.push_back(ScenarioDocument::builtin_default(overrides));
+  if (quick_form) {
+    quick.policies = split_list(quick_policies, "--policies");
+    quick.capacities = split_list(quick_capacities, "--capacity");
+    documents.push_back(ScenarioDocument::from_text(quick_scenario_yaml(quick), "the scenario of --trace",
+                                                    std::filesystem::current_path(), overrides));
+  } else if (files.empty()) {
+    documents.push_back(ScenarioDocument::builtin_default(overrides));
+  }
   for (const auto& f : files) documents.push_back(ScenarioDocument::from_file(f, overrides));
   if (max_points < 1) throw InputError("--max-points " + std::to_string(max_points) + ": expected at least 1");
   for (auto& document : documents) document.set_max_points(max_points);
@@ -130,7 +177,7 @@ int run_command(int argc, char** argv) {
     options.progress = &std::cerr;
     options.progress_terminal = isatty(STDERR_FILENO) != 0;
   }
-  if (files.empty()) std::cout << "flashsim run: no scenario given; running the embedded default scenario\n";
+  if (files.empty() && !quick_form) std::cout << "flashsim run: no scenario given; running the embedded default scenario\n";
   for (std::size_t k = 0; k < documents.size(); ++k) {
     if (documents.size() > 1) std::cout << (k ? "\n" : "") << "== " << files[k] << "\n";
     run_document(documents[k], std::move(resolved[k]), out, documents.size() > 1, options);

@@ -231,6 +231,12 @@ TEST(ReportCommand, InlinesThePlotsOrSaysWhyNot) {
   EXPECT_EQ(html.find("<!DOCTYPE svg"), std::string::npos);
   EXPECT_EQ(html.find(".png"), std::string::npos);       // nothing linked
   EXPECT_NE(html.find("r = 0.9988 (log10), MAE = 5.33%"), std::string::npos);  // the stall_ns parity title
+  // Log-axis ticks as numbers in the data's unit, not raw mathtext
+  // ("$\mathdefault{10^{4}}$" with text.parse_math off): the latency CDFs
+  // span decades, the parity axes are in ms.
+  EXPECT_EQ(html.find("mathdefault"), std::string::npos);
+  EXPECT_NE(html.find(">10 \xC2\xB5s</text>"), std::string::npos);
+  EXPECT_NE(html.find(">10 ms</text>"), std::string::npos);
   EXPECT_EQ(html.find("Plots skipped"), std::string::npos);
 
   // The same file twice on one page: 14 figures, and no clip-path id defined twice.

@@ -1,0 +1,63 @@
+#include "sim/cli/quick_scenario.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+
+#include "sim/core/errors.h"
+
+namespace flashsim::cli {
+
+std::vector<std::string> split_list(const std::vector<std::string>& values, const std::string& option) {
+  std::vector<std::string> out;
+  for (const std::string& v : values) {
+    std::size_t from = 0;
+    for (;;) {
+      const std::size_t comma = v.find(',', from);
+      std::string item = v.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+      const std::size_t b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
+      item = b == std::string::npos ? "" : item.substr(b, e - b + 1);
+      if (item.empty()) throw InputError(option + " '" + v + "': an empty item in the comma list");
+      out.push_back(item);
+      if (comma == std::string::npos) break;
+      from = comma + 1;
+    }
+  }
+  return out;
+}
+
+std::string quick_scenario_yaml(const QuickScenario& q) {
+  if (q.trace.empty()) throw InputError("--trace: an empty path");
+  if (q.policies.empty()) throw InputError("--trace needs --policies (e.g. --policies lru,arc,s3fifo)");
+  if (q.capacities.empty()) throw InputError("--trace needs --capacity (e.g. --capacity 10% or --capacity 1%,10%,50%)");
+  if (q.engine != "cache_only" && q.engine != "event") {
+    throw InputError("--engine '" + q.engine + "': expected cache_only or event");
+  }
+  const std::filesystem::path trace = std::filesystem::absolute(q.trace);
+  std::string stem = trace.filename().string();
+  for (const char* ext : {".gz", ".zst", ".json", ".h5", ".hdf5", ".csv", ".bin", ".oracleGeneral"}) {
+    const std::string e(ext);
+    if (stem.size() > e.size() && stem.compare(stem.size() - e.size(), e.size(), e) == 0) stem.resize(stem.size() - e.size());
+  }
+  YAML::Emitter y;
+  y << YAML::BeginMap;
+  y << YAML::Key << "name" << YAML::Value << stem;
+  y << YAML::Key << "description" << YAML::Value << "flashsim run --trace " + q.trace;
+  y << YAML::Key << "engine" << YAML::Value << q.engine;
+  y << YAML::Key << "hardware" << YAML::Value << YAML::BeginMap << YAML::Key << "profile" << YAML::Value
+    << (q.engine == "event" ? q.hardware : std::string("seed-defaults")) << YAML::EndMap;
+  y << YAML::Key << "workload" << YAML::Value << YAML::BeginMap << YAML::Key << "trace" << YAML::Value << trace.string();
+  if (!q.format.empty()) y << YAML::Key << "format" << YAML::Value << q.format;
+  y << YAML::EndMap;
+  y << YAML::Key << "cache" << YAML::Value << YAML::BeginMap << YAML::Key << "capacity" << YAML::Value
+    << q.capacities.front() << YAML::EndMap;
+  y << YAML::Key << "policies" << YAML::Value << YAML::Flow << q.policies;
+  if (q.capacities.size() > 1) {
+    y << YAML::Key << "sweep" << YAML::Value << YAML::BeginMap << YAML::Key << "cache.capacity" << YAML::Value
+      << YAML::Flow << q.capacities << YAML::EndMap;
+  }
+  y << YAML::EndMap;
+  return std::string(y.c_str()) + "\n";
+}
+
+}  // namespace flashsim::cli
