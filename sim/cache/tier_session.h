@@ -155,6 +155,10 @@ class TierSession {
   std::uint32_t catalog_position(BlockId id) const;
   /// Catalog position of numbered block b (kNone if not in the catalog).
   std::uint32_t catalog_of(BlockIndex b) const { return catalog_of_[b]; }
+  /// BlockIndex -> catalog entry, as the fast tier's policy reads it
+  /// (PolicyContext::catalog); for policies of tiers below that share this
+  /// numbering (the event engine's intermediate tiers).
+  const IBlockCatalogView& catalog_view() const { return catalog_view_; }
 
   // ---- the protocol ----
   /// Decides access `a` (a.block numbered, a.bytes > 0) of request `request`

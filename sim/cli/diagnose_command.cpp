@@ -257,7 +257,7 @@ json diagnose_results(const std::string& input, const Options& o, const Hardware
     if (o.run >= 0 && r.run != static_cast<std::size_t>(o.run)) continue;
     found = true;
     const HealthDecision d = evaluate_health(r.inputs, t);
-    std::printf("\nrun %zu: %s%s%s (%s engine)\n", r.run, r.policy.c_str(), r.point_label.empty() ? "" : " at ",
+    std::printf("\nrun %zu: %s%s%s (%s engine)\n", r.run, r.policy_label.c_str(), r.point_label.empty() ? "" : " at ",
                 r.point_label.c_str(), r.engine.c_str());
     std::printf("  hit rate            %s (%s)\n",
                 r.inputs.l2_hit_rate ? pct(*r.inputs.l2_hit_rate).c_str() : "-", r.hit_rate_source.c_str());

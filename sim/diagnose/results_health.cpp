@@ -1,5 +1,6 @@
 #include "sim/diagnose/results_health.h"
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -86,6 +87,8 @@ ResultsHealth read_results_health(const std::filesystem::path& input, const Hard
     h.run = static_cast<std::size_t>(number(r, "run", where));
     h.point = r.contains("point") && r["point"].is_number_unsigned() ? r["point"].get<std::size_t>() : 0;
     h.policy = text(r, "policy", where);
+    h.policy_label = r.contains("policy_label") && r["policy_label"].is_string() ? r["policy_label"].get<std::string>()
+                                                                                 : h.policy;
     h.point_label = text(r, "point_label", where);
     h.engine = text(r, "engine", where);
     if (r.contains("components") && !r["components"].is_array()) throw InputError(where + ": 'components' is not an array");
@@ -184,8 +187,18 @@ std::vector<ResultsLever> ResultsLevers::simulate(const RunHealth& run) {
   auto cached = policy_levers_.find(run.point);
   if (cached == policy_levers_.end()) {
     std::string list;
-    for (const std::string& name : registered_policy_names()) list += (list.empty() ? "" : ", ") + ("{impl: " + name + "}");
+    const std::vector<std::string> plain = registered_policy_names();  // those that need no catalog
+    for (const std::string& name : plain) list += (list.empty() ? "" : ", ") + ("{impl: " + name + "}");
     std::vector<ResultsLever> levers = run_point(run.point, {"policies=[" + list + "]"});
+    // The model-aware ones, one by one: each runs where the trace's catalog
+    // has what it needs (layers, experts) and is left out where it refuses.
+    for (const auto* e : PolicyRegistry::instance().entries()) {
+      if (std::find(plain.begin(), plain.end(), e->name) != plain.end()) continue;
+      try {
+        for (ResultsLever& l : run_point(run.point, {"policies=[{impl: " + e->name + "}]"})) levers.push_back(std::move(l));
+      } catch (const InputError&) {
+      }
+    }
     for (ResultsLever& l : levers) {
       l.offline = is_offline_policy(l.name);
       l.name = "policy:" + l.name;

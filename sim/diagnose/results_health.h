@@ -30,6 +30,7 @@ struct RunHealth {
   std::size_t run = 0;
   std::size_t point = 0;  ///< its sweep point (results.h5 /scenario row)
   std::string policy, point_label, engine;
+  std::string policy_label;  ///< with its parameters, admission and prefetchers (the policy when absent)
   HealthInputs inputs;
   std::string hit_rate_source;  ///< "l2 model (sector hit ratio)" or "fast tier (hit ratio by byte)"
   double stall_share = 0;

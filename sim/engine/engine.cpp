@@ -307,7 +307,13 @@ void EventEngine::build_tiers() {
     mid.policy = hw_.tiers[i].policy;
     mid.policy_params = hw_.tiers[i].policy_params;
     mid.block_count = meta.catalog.size();
-    inner_.push_back(FastTier::create(mid));
+    mid.meta = &meta;  // the session's numbering: model-aware policies work here too
+    mid.catalog = &session_->catalog_view();
+    try {
+      inner_.push_back(FastTier::create(mid));
+    } catch (const InputError& e) {  // name the tier's key, not the run's policy
+      throw InputError("hardware.tiers." + std::to_string(i) + ".policy '" + mid.policy + "': " + e.what());
+    }
     tiers_.push_back(inner_.back().get());
   }
   if (!config_.segment_shares.empty()) {

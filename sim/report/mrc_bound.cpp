@@ -15,6 +15,15 @@ namespace flashsim::report {
 
 namespace {
 
+// A run label's "+NAME" parts are its prefetchers, "+admit:NAME" its
+// admission (sim/scenario/scenario.h, PolicyChoice::label).
+bool label_names_a_prefetcher(const std::string& label) {
+  for (std::size_t at = label.find('+'); at != std::string::npos; at = label.find('+', at + 1)) {
+    if (label.compare(at + 1, 6, "admit:") != 0) return true;
+  }
+  return false;
+}
+
 // The resolved scenario of each sweep point (results.h5 /scenario). Throws
 // InputError saying what is missing.
 std::vector<std::string> resolved_scenarios(const std::filesystem::path& h5) {
@@ -101,7 +110,7 @@ MrcBounds compute_mrc_bounds(const RunSummaryDocument& doc, const BoundSolver& s
       skipped.insert(why);
       continue;
     }
-    prefetching = prefetching || !s.prefetchers.empty() || r.policy_label.find('+') != std::string::npos;
+    prefetching = prefetching || !s.prefetchers.empty() || label_names_a_prefetcher(r.policy_label);
     const TraceIdentity key{trace_key(s.workload), s.cache.granularity_bytes, s.cache.ignore_sizes};
     groups[key].push_back(i);
     group_point.emplace(key, r.point);

@@ -208,8 +208,9 @@ void run_summary_section(std::ostream& out, const ReportSection& section) {
   out << "</table>\n";
   if (any_bound) {
     out << "<p class=\"meta\">Optimal hit ratio: bounds on what any policy can hit at the run's capacity (no policy "
-           "hits more than the upper; the lower is a schedule that exists): FOO, min-cost flow, exact up to 200,000 "
-           "accesses; PFOO-L and segmented FOO-U beyond (docs/policies.md).</p>\n";
+           "hits more than the upper; the lower is a schedule that exists): FOO, min-cost flow, exact on short traces "
+           "(--bound-exact-max-accesses); PFOO-L and segmented FOO-U beyond (docs/policies.md; `flashsim trace bound` "
+           "for tighter ones).</p>\n";
   }
   if (is_capacity_sweep(doc)) {
     figures(out, section.plots);

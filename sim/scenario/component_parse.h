@@ -19,6 +19,12 @@ struct ResolvedComponent {
   ConfigNode resolved;                             ///< {impl: NAME, every param}
 };
 
+/// "a policy", "an admission policy": the article of a component kind.
+inline std::string with_article(std::string_view what) {
+  const bool vowel = !what.empty() && std::string_view("aeiou").find(what.front()) != std::string_view::npos;
+  return (vowel ? "an " : "a ") + std::string(what);
+}
+
 /// Throws UnknownNameError at `pos` for a name `registry` lacks, with a
 /// "did you mean" and the registered names.
 template <class RegistryT>
@@ -53,10 +59,10 @@ ResolvedComponent resolve_component(const ConfigNode& node, std::string_view key
     if (!impl_node) throw_at(node.pos, key, "missing key 'impl' (the registered name of the " + std::string(what) + ")");
   } else if (!node.is_scalar()) {
     throw_at(node.pos, key,
-             "wrong type: expected a map {impl: NAME, ...} or a " + std::string(what) + " name, got a " +
+             "wrong type: expected a map {impl: NAME, ...} or " + with_article(what) + " name, got a " +
                  std::string(node.kind_name()));
   }
-  const std::string& name = expect_scalar(*impl_node, impl_key, "a " + std::string(what) + " name");
+  const std::string& name = expect_scalar(*impl_node, impl_key, with_article(what) + " name");
   const auto& entry = find_component(registry, name, impl_node->pos, impl_key, what);
   ParamValues values;
   if (node.is_map()) {

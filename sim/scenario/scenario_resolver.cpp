@@ -326,8 +326,12 @@ std::vector<PolicyChoice> resolve_policies(const ConfigNode* node, const ConfigN
     // captured program made (sim/engine/program_engine.h).
     const ConfigNode* impl = item.is_map() ? item.find("impl") : &item;
     ResolvedComponent r;
-    if (impl != nullptr && impl->is_scalar() && impl->scalar == kAsRecordedPolicy && !choice.has_prefetch &&
-        !admission && (!item.is_map() || item.entries.size() == 1)) {
+    if (impl != nullptr && impl->is_scalar() && impl->scalar == kAsRecordedPolicy) {
+      if (choice.has_prefetch || admission || (item.is_map() && item.entries.size() != 1)) {
+        throw_at(item.pos, key,
+                 "'" + std::string(kAsRecordedPolicy) +
+                     "' replays the captured program's own copies: it takes no parameters, prefetch or admission");
+      }
       r.choice.impl = kAsRecordedPolicy;
       r.resolved = ConfigNode::make_map(item.pos);
       r.resolved.set("impl", ConfigNode::make_scalar(kAsRecordedPolicy));

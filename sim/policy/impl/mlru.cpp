@@ -309,7 +309,7 @@ class MlruPolicy final : public IEvictionPolicy {
 
 FLASHSIM_REGISTER_POLICY({"mlru",
                           "seed article's MLRU: per-block hit ratio over its last W accesses ages blocks "
-                          "(seeds/000 §3.1; readings intent/literal, see SEED-CLAIMS.md)",
+                          "(seeds/000 §3.1; readings intent/literal, docs/policies.md)",
                           {{"age_window", ParamType::duration, "500ms",
                             "A in expiry = t_last + (1 - h) * A (reading literal); seed 000 §3.1", 0.0, 1e15, {}},
                            {"history", ParamType::integer, "100",

@@ -21,6 +21,10 @@ std::vector<bool> layer_fractions(const PolicyContext& c, double fraction) {
   for (const auto& e : catalog) {
     if (is_weight_kind(e.kind)) layer_bytes[e.layer] += e.bytes;
   }
+  if (layer_bytes.empty()) {
+    throw InputError("static_fraction: the trace's catalog names no weight block (a per-layer share needs the "
+                     "model's weights, each with its layer)");
+  }
   std::vector<bool> placed(catalog.size(), false);
   for (std::size_t i = 0; i < catalog.size(); ++i) {
     const auto& e = catalog[i];

@@ -50,6 +50,10 @@ class ExpertSpeculativePrefetcher final : public IPrefetcher {
       layers_ = std::max(layers_, key.first + 1);
       experts_ = std::max(experts_, key.second + 1);
     }
+    if (ahead_ >= layers_) {
+      throw InputError("expert_speculative: layers_ahead " + std::to_string(ahead_) + " reaches past the model's " +
+                       std::to_string(layers_) + " expert layers (at most " + std::to_string(layers_ - 1) + ")");
+    }
     expert_blocks_.resize(static_cast<std::size_t>(layers_ * experts_));
     for (auto& [key, ids] : blocks) expert_blocks_[static_cast<std::size_t>(key.first * experts_ + key.second)] = std::move(ids);
   }
