@@ -6,6 +6,7 @@ set -euo pipefail
 pkgs=(
   build-essential cmake ninja-build pkg-config
   libyaml-cpp-dev libhdf5-dev zlib1g-dev
+  libzstd-dev                                     # .zst traces, decompressed as read
   libcli11-dev libboost-graph-dev libeigen3-dev
   nlohmann-json3-dev libabsl-dev libsqlite3-dev
   liblemon-dev                                    # min-cost flow: flashsim trace bound

@@ -1,6 +1,7 @@
 // Trace formats found by name (Ramulator 2's registry; no switch on names):
-// "hdf5" (the canonical file), "csv", "oraclegeneral" (libCacheSim) and
-// "kineto" (PyTorch profiler chrome traces). Each importer is one file in
+// "hdf5" (the canonical file), "csv", libCacheSim's "oraclegeneral", "txt",
+// "vscsi", "twr" and "lcs" (these five also zstd-compressed), and "kineto"
+// (PyTorch profiler chrome traces). Each importer is one file in
 // traces/importers/ that registers a factory of ITraceSource with its
 // declared options; adding a format is adding a file.
 #pragma once
@@ -25,15 +26,18 @@ using TraceFormatRegistry = Registry<ITraceSource, TraceOpenContext>;
 
 #define FLASHSIM_REGISTER_TRACE_FORMAT(entry_expr) FLASHSIM_REGISTER(::flashsim::TraceFormatRegistry, entry_expr)
 
-/// The format of `path` from its name, then its first bytes:
-/// .h5/.hdf5 (or the HDF5 signature) → "hdf5"; .csv → "csv";
-/// *.oracleGeneral, *.oracleGeneral.bin → "oraclegeneral"; .json, .json.gz → "kineto".
+/// The format of `path` from its name (less a trailing .zst), then its first
+/// bytes: .h5/.hdf5 (or the HDF5 signature) → "hdf5"; .csv → "csv";
+/// *.oracleGeneral, *.oracleGeneral.bin → "oraclegeneral"; .json, .json.gz →
+/// "kineto"; .txt → "txt"; .vscsi → "vscsi"; .twr[.bin] → "twr"; .lcs[.bin]
+/// (or the lcs magic) → "lcs".
 /// Throws InputError naming the path and the accepted extensions.
 std::string detect_trace_format(const std::filesystem::path& path);
 
 /// Opens `path` as `format` ("" = detect_trace_format) with options (key →
 /// value text, checked against the format's declared parameters: an unknown
-/// key is an error). Throws UnknownNameError (format) or InputError.
+/// key is an error). Throws UnknownNameError (format) or InputError (also
+/// for a zstd-compressed file in a format that does not stream: hdf5, csv, …).
 std::unique_ptr<ITraceSource> open_trace(const std::filesystem::path& path, const std::string& format = "",
                                          const std::map<std::string, std::string>& options = {});
 

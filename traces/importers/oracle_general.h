@@ -8,32 +8,27 @@
 // −1 (or INT64_MAX) means never requested again (kNeverAccessedAgain).
 // Checked on the cloudPhysicsIO sample: for all 113,872 requests this equals
 // the next-use index computed from the ids (tests/traces). has_next_use = true.
-// A file whose size is not a multiple of 24 bytes is rejected at open, naming
-// the incomplete record; a next_access_vtime not after its own request is
-// rejected naming the record. zstd-compressed files (.zst) are not read:
-// decompress them first.
+// A plain file whose size is not a multiple of 24 bytes is rejected at open,
+// naming the incomplete record; a next_access_vtime not after its own request
+// is rejected naming the record. A zstd-compressed file (.zst, or the zstd
+// magic) is decompressed as it is read (traces/byte_stream.h); its record
+// count is then unknown until the end, and a truncated stream fails there.
 #pragma once
 #include <filesystem>
-#include <memory>
 
-#include "traces/trace_source.h"
+#include "traces/importers/fixed_record_source.h"
 
 namespace flashsim {
 
 inline constexpr std::size_t kOracleGeneralRecordBytes = 24;
 
-class OracleGeneralTraceSource final : public ITraceSource {
+class OracleGeneralTraceSource final : public FixedRecordTraceSource {
  public:
   /// Throws InputError (file missing, truncated).
   explicit OracleGeneralTraceSource(std::filesystem::path path);
-  ~OracleGeneralTraceSource() override;
-  const TraceMeta& meta() const override;
-  std::size_t read(std::span<AccessRecord> out) override;
-  void rewind() override;
 
  private:
-  struct State;
-  std::unique_ptr<State> state_;
+  bool decode(const unsigned char* p, std::uint64_t index, AccessRecord& r) override;
 };
 
 }  // namespace flashsim
