@@ -1,0 +1,144 @@
+"""flashsim from Python: run scenarios, get results as pandas DataFrames,
+read and write traces, and write eviction policies in Python.
+
+    import flashsim
+    res = flashsim.run("builtin:default", cache__capacity="10%")
+    res.summary[["policy_label", "hit_ratio_by_access", "stall_ns"]]
+
+The simulator runs in-process (the native module flashsim._core, built
+from the same C++ as the `flashsim` command); results are the command's
+results.h5 and summary.json, read back under the one metric schema
+(docs/scenarios.md, "Results")."""
+import json
+import os
+import tempfile
+
+from . import _core
+
+__all__ = ["run", "Results", "read_trace", "write_trace", "policies", "prefetchers", "register_policy",
+           "InputError", "Error"]
+
+InputError = _core.InputError
+Error = _core.Error
+
+_OP = {0: "r", 1: "w"}
+_PHASE = {0: "unknown", 1: "prefill", 2: "decode"}
+
+
+def _override_text(key, value):
+    """A --set override: the value as YAML (JSON is YAML)."""
+    text = value if isinstance(value, str) else json.dumps(value)
+    return f"{key}={text}"
+
+
+def run(scenario="builtin:default", overrides=None, out=None, jobs=0, **kwargs):
+    """Runs a scenario and returns its Results.
+
+    scenario: a YAML file path, "builtin:default" (the embedded default
+    scenario), or a dict (the scenario itself). overrides: {"cache.capacity":
+    "10%", ...} applied as `flashsim run --set`; keyword arguments do the same
+    with "__" for "." (cache__capacity="10%"). out: the results folder
+    (default: a new temporary folder). Raises flashsim.InputError on bad input."""
+    sets = [_override_text(k, v) for k, v in (overrides or {}).items()]
+    sets += [_override_text(k.replace("__", "."), v) for k, v in kwargs.items()]
+    out = out or tempfile.mkdtemp(prefix="flashsim-")
+    if isinstance(scenario, dict):
+        _core.run(json.dumps(scenario), True, sets, out, jobs)
+    else:
+        scenario = os.fspath(scenario)
+        _core.run(scenario, False, sets, out, jobs)
+    return Results(out)
+
+
+class Results:
+    """A results folder of `flashsim run` (or of flashsim.run)."""
+
+    def __init__(self, path):
+        self.path = os.fspath(path)
+        with open(os.path.join(self.path, "summary.json"), encoding="utf-8") as f:
+            self._doc = json.load(f)
+
+    @property
+    def summary(self):
+        """One row per run, one column per metric of the schema (text as str);
+        params as a dict column, components left out (see components())."""
+        import pandas as pd
+        rows = [{k: v for k, v in r.items() if k != "components"} for r in self._doc["runs"]]
+        return pd.DataFrame(rows)
+
+    def components(self, run):
+        """What each component counted in run `run` (component, name, unit, value)."""
+        import pandas as pd
+        return pd.DataFrame(self._doc["runs"][run].get("components", []))
+
+    def _group(self, run, sub=None):
+        import h5py
+        import pandas as pd
+        name = f"timeseries/run_{run:03d}" + (f"/{sub}" if sub else "")
+        with h5py.File(os.path.join(self.path, "results.h5"), "r") as f:
+            if name not in f:
+                raise KeyError(f"{self.path}/results.h5 has no group {name}")
+            g = f[name]
+            data = {k: g[k][()] for k in g if isinstance(g[k], h5py.Dataset)}
+        df = pd.DataFrame(data)
+        for col in df.columns:  # text as str, not bytes
+            if df[col].dtype == object:
+                df[col] = df[col].map(lambda v: v.decode() if isinstance(v, bytes) else v)
+        return df
+
+    def timeseries(self, run):
+        """Run `run`'s per-window time series (start_ns, hits, stall_ns, ...)."""
+        return self._group(run)
+
+    def requests(self, run):
+        """Run `run`'s serving requests (ttft_ns, tpot_ns, ...); empty for traces without requests."""
+        try:
+            return self._group(run, "requests")
+        except KeyError:
+            import pandas as pd
+            return pd.DataFrame()
+
+    def __repr__(self):
+        return f"flashsim.Results({self.path!r}: {len(self._doc['runs'])} runs)"
+
+
+def read_trace(path, format=""):
+    """A trace file (any importable format) as a DataFrame, one row per access;
+    op as 'r'/'w', phase as 'unknown'/'prefill'/'decode'."""
+    import pandas as pd
+    t = _core.read_trace(os.fspath(path), format)
+    df = pd.DataFrame(t["columns"])
+    df["op"] = df["op"].map(_OP)
+    df["phase"] = df["phase"].map(_PHASE)
+    df.attrs["source"] = t["source"]
+    return df
+
+
+def write_trace(df, path):
+    """Writes df (columns time_ns, block_id, bytes; optional op 'r'/'w' or 0/1,
+    stream_id) as a canonical HDF5 trace (written to a temporary file and renamed)."""
+    cols = {k: df[k].to_numpy() for k in ("time_ns", "block_id", "bytes", "stream_id") if k in df}
+    if "op" in df:
+        cols["op"] = df["op"].map(lambda v: 1 if v in ("w", 1, True) else 0).to_numpy()
+    _core.write_trace(cols, os.fspath(path))
+
+
+def policies():
+    """Every registered eviction policy: name, summary, params (name, type, default, doc)."""
+    return _core.policies()
+
+
+def prefetchers():
+    """Every registered prefetcher, as policies()."""
+    return _core.prefetchers()
+
+
+def register_policy(name, cls, summary=""):
+    """Registers an eviction policy written in Python under `name`, usable in any
+    scenario run by flashsim.run (policies: [NAME]). `cls(capacity_bytes,
+    block_count)` builds one instance per run; it implements the C++ interface's
+    hooks (sim/policy/i_eviction_policy.h): on_hit(a), on_insert(a), evict(now_ns,
+    allows) -> block or None (only blocks for which allows(block) is true),
+    remove(block), size(); optionally on_miss(a), on_bypass(a). `a` has block,
+    bytes, now_ns, access_index, next_use_index, is_prefetch."""
+    _core.register_policy(name, cls, summary)

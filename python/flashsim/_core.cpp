@@ -1,0 +1,259 @@
+// The Python package's native core (pybind11): runs scenarios in-process,
+// lists the registries, reads and writes canonical traces, and registers
+// eviction policies written in Python into the same PolicyRegistry every
+// driver reads (so a scenario names them like any other). The Python side
+// (flashsim/__init__.py) turns results into pandas DataFrames.
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <filesystem>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sim/core/errors.h"
+#include "sim/policy/i_eviction_policy.h"
+#include "sim/prefetch/i_prefetcher.h"
+#include "sim/results/results_writer.h"
+#include "sim/run/scenario_runner.h"
+#include "sim/scenario/scenario_document.h"
+#include "traces/hdf5_trace.h"
+#include "traces/trace_formats.h"
+#include "traces/trace_source.h"
+
+namespace py = pybind11;
+
+namespace flashsim::python {
+namespace {
+
+// ---- running a scenario ----
+
+// Runs `source` (a YAML file, YAML text, or "builtin:default") with `--set`
+// style overrides and writes results.h5 + summary.json into `out`.
+std::string run(const std::string& source, bool is_text, const std::vector<std::string>& sets, const std::string& out,
+                unsigned jobs) {
+  std::vector<Override> overrides;
+  for (const auto& s : sets) overrides.push_back(parse_override(s));
+  const ScenarioDocument document =
+      is_text                      ? ScenarioDocument::from_text(source, "the scenario given to flashsim.run",
+                                                                 std::filesystem::current_path(), overrides)
+      : source == "builtin:default" ? ScenarioDocument::builtin_default(overrides)
+                                    : ScenarioDocument::from_file(source, overrides);
+  RunnerOptions options;
+  options.jobs = jobs;
+  ScenarioResults results;
+  {
+    py::gil_scoped_release release;  // Python policies take the GIL back per call
+    results = run_scenario(document, options);
+    write_results(out, results);
+  }
+  return out;
+}
+
+// ---- registries ----
+
+template <class RegistryT>
+py::list describe(const RegistryT& registry) {
+  py::list out;
+  for (const auto* e : registry.entries()) {
+    py::list params;
+    for (const ParamSpec& p : e->params) {
+      params.append(py::dict(py::arg("name") = p.name, py::arg("type") = std::string(to_string(p.type)),
+                             py::arg("default") = p.default_value, py::arg("doc") = p.doc));
+    }
+    out.append(py::dict(py::arg("name") = e->name, py::arg("summary") = e->summary, py::arg("params") = params));
+  }
+  return out;
+}
+
+// ---- traces ----
+
+py::dict read_trace(const std::string& path, const std::string& format) {
+  const std::unique_ptr<ITraceSource> source = open_trace(path, format);
+  const std::vector<AccessRecord> records = read_all_records(*source);
+  const std::size_t n = records.size();
+  py::array_t<std::int64_t> time_ns(n), compute_ns(n), token_index(n);
+  py::array_t<std::uint64_t> block_id(n), bytes(n), request_id(n), address(n), offset(n), next_use(n);
+  py::array_t<std::uint32_t> stream_id(n), operator_id(n);
+  py::array_t<std::uint8_t> op(n), phase(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const AccessRecord& r = records[i];
+    time_ns.mutable_at(i) = r.time_ns;
+    block_id.mutable_at(i) = r.block_id;
+    bytes.mutable_at(i) = r.bytes;
+    op.mutable_at(i) = static_cast<std::uint8_t>(r.op);
+    stream_id.mutable_at(i) = r.stream_id;
+    request_id.mutable_at(i) = r.request_id;
+    token_index.mutable_at(i) = r.token_index;
+    phase.mutable_at(i) = static_cast<std::uint8_t>(r.phase);
+    operator_id.mutable_at(i) = r.operator_id;
+    compute_ns.mutable_at(i) = r.compute_ns;
+    address.mutable_at(i) = r.address;
+    offset.mutable_at(i) = r.offset;
+    next_use.mutable_at(i) = r.next_use_index;
+  }
+  py::dict columns(py::arg("time_ns") = time_ns, py::arg("block_id") = block_id, py::arg("bytes") = bytes,
+                   py::arg("op") = op, py::arg("stream_id") = stream_id, py::arg("request_id") = request_id,
+                   py::arg("token_index") = token_index, py::arg("phase") = phase, py::arg("operator_id") = operator_id,
+                   py::arg("compute_ns") = compute_ns, py::arg("address") = address, py::arg("offset") = offset,
+                   py::arg("next_use_index") = next_use);
+  return py::dict(py::arg("columns") = columns, py::arg("source") = source->meta().source,
+                  py::arg("has_next_use") = source->meta().has_next_use);
+}
+
+// Writes the canonical HDF5 trace from columns (time_ns, block_id, bytes
+// required; op 0 read / 1 write, stream_id optional).
+void write_trace(py::dict columns, const std::string& path) {
+  for (const char* need : {"time_ns", "block_id", "bytes"}) {
+    if (!columns.contains(need)) throw InputError(std::string("write_trace: column '") + need + "' is missing");
+  }
+  const auto as_i64 = [&](const char* k) { return columns[k].cast<py::array_t<std::int64_t, py::array::forcecast>>(); };
+  const auto time = as_i64("time_ns"), block = as_i64("block_id"), bytes = as_i64("bytes");
+  const py::ssize_t n = time.size();
+  if (block.size() != n || bytes.size() != n) throw InputError("write_trace: columns of different lengths");
+  std::optional<py::array_t<std::int64_t, py::array::forcecast>> op, stream;
+  if (columns.contains("op")) op = as_i64("op");
+  if (columns.contains("stream_id")) stream = as_i64("stream_id");
+  if ((op && op->size() != n) || (stream && stream->size() != n)) throw InputError("write_trace: columns of different lengths");
+  TraceMeta meta;
+  meta.source = "flashsim.write_trace";
+  Hdf5TraceWriter writer(path, meta);
+  std::vector<AccessRecord> chunk;
+  chunk.reserve(65536);
+  for (py::ssize_t i = 0; i < n; ++i) {
+    AccessRecord r;
+    r.time_ns = time.at(i);
+    if (block.at(i) < 0 || bytes.at(i) <= 0) {
+      throw InputError("write_trace: row " + std::to_string(i) + ": block_id must be >= 0 and bytes > 0");
+    }
+    r.block_id = static_cast<BlockId>(block.at(i));
+    r.bytes = static_cast<ByteCount>(bytes.at(i));
+    if (op) r.op = op->at(i) ? AccessOp::write : AccessOp::read;
+    if (stream) r.stream_id = static_cast<std::uint32_t>(stream->at(i));
+    chunk.push_back(r);
+    if (chunk.size() == 65536) {
+      writer.write(chunk);
+      chunk.clear();
+    }
+  }
+  writer.write(chunk);
+  writer.finish();
+}
+
+// ---- eviction policies written in Python ----
+
+// The IEvictionPolicy a Python object implements: on_hit(a), on_miss(a),
+// on_insert(a), on_bypass(a), evict(now_ns, allows) -> block or None,
+// remove(block), size(). `a` is a PolicyAccess. The GIL is taken per call.
+class PythonPolicy final : public IEvictionPolicy {
+ public:
+  PythonPolicy(std::string name, py::object object) : name_(std::move(name)), object_(std::move(object)) {
+    py::gil_scoped_acquire gil;
+    for (const char* m : {"on_hit", "on_insert", "evict", "remove", "size"}) {
+      if (!py::hasattr(object_, m)) throw InputError("python policy '" + name_ + "': no method " + m);
+    }
+    has_on_miss_ = py::hasattr(object_, "on_miss");
+    has_on_bypass_ = py::hasattr(object_, "on_bypass");
+  }
+  ~PythonPolicy() override {
+    py::gil_scoped_acquire gil;
+    object_ = py::object();
+  }
+  std::string_view name() const override { return name_; }
+  void on_hit(const PolicyAccess& a) override { call("on_hit", a); }
+  void on_miss(const PolicyAccess& a) override {
+    if (has_on_miss_) call("on_miss", a);
+  }
+  void on_insert(const PolicyAccess& a) override { call("on_insert", a); }
+  void on_bypass(const PolicyAccess& a) override {
+    if (has_on_bypass_) call("on_bypass", a);
+  }
+  std::optional<BlockIndex> evict(Nanoseconds now_ns, const EvictionFilter& filter) override {
+    py::gil_scoped_acquire gil;
+    const std::function<bool(BlockIndex)> allows = [&filter](BlockIndex b) { return filter.allows(b); };
+    py::object v = guarded([&] { return object_.attr("evict")(now_ns, allows); });
+    if (v.is_none()) return std::nullopt;
+    return v.cast<BlockIndex>();
+  }
+  void remove(BlockIndex block) override {
+    py::gil_scoped_acquire gil;
+    guarded([&] { return object_.attr("remove")(block); });
+  }
+  std::size_t size() const override {
+    py::gil_scoped_acquire gil;
+    return const_cast<PythonPolicy*>(this)->guarded([&] { return object_.attr("size")(); }).cast<std::size_t>();
+  }
+
+ private:
+  void call(const char* method, const PolicyAccess& a) {
+    py::gil_scoped_acquire gil;
+    guarded([&] { return object_.attr(method)(a); });
+  }
+  // A Python exception becomes an Error naming the policy (library code throws).
+  template <class F>
+  py::object guarded(F&& f) {
+    try {
+      return f();
+    } catch (py::error_already_set& e) {
+      throw Error("python policy '" + name_ + "': " + e.what());
+    }
+  }
+  std::string name_;
+  py::object object_;
+  bool has_on_miss_ = false, has_on_bypass_ = false;
+};
+
+std::set<std::string>& python_policy_names() {
+  static std::set<std::string> names;
+  return names;
+}
+
+// Registers `factory(capacity_bytes, block_count)` -> object under `name`.
+void register_policy(const std::string& name, py::function factory, const std::string& summary) {
+  if (PolicyRegistry::instance().has(name)) {
+    throw InputError("register_policy: '" + name + "' is already registered (choose another name)");
+  }
+  auto shared = std::make_shared<py::function>(std::move(factory));
+  PolicyRegistry::instance().add(PolicyRegistry::Entry{
+      name, summary.empty() ? "written in Python" : summary, {},
+      [name, shared](const ParamValues&, const PolicyContext& c) -> std::unique_ptr<IEvictionPolicy> {
+        py::gil_scoped_acquire gil;
+        py::object object;
+        try {
+          object = (*shared)(c.capacity_bytes, c.block_count);
+        } catch (py::error_already_set& e) {
+          throw InputError("python policy '" + name + "': its factory raised " + e.what());
+        }
+        return std::make_unique<PythonPolicy>(name, std::move(object));
+      }});
+  python_policy_names().insert(name);
+}
+
+}  // namespace
+}  // namespace flashsim::python
+
+PYBIND11_MODULE(_core, m) {
+  using namespace flashsim;
+  using namespace flashsim::python;
+  m.doc() = "flashsim's native core (see the flashsim package)";
+  // Error first: pybind11 tries the last registered translator first, and
+  // InputError derives from Error (in Python too).
+  const auto& error = py::register_exception<Error>(m, "Error", PyExc_RuntimeError);
+  py::register_exception<InputError>(m, "InputError", error.ptr());
+  py::class_<PolicyAccess>(m, "PolicyAccess", "what a policy learns about one access (sim/policy/i_eviction_policy.h)")
+      .def_readonly("now_ns", &PolicyAccess::now_ns)
+      .def_readonly("block", &PolicyAccess::block)
+      .def_readonly("bytes", &PolicyAccess::bytes)
+      .def_readonly("access_index", &PolicyAccess::access_index)
+      .def_readonly("next_use_index", &PolicyAccess::next_use_index)
+      .def_readonly("is_prefetch", &PolicyAccess::is_prefetch);
+  m.def("run", &run, py::arg("source"), py::arg("is_text"), py::arg("sets"), py::arg("out"), py::arg("jobs") = 0);
+  m.def("policies", [] { return describe(PolicyRegistry::instance()); });
+  m.def("prefetchers", [] { return describe(PrefetcherRegistry::instance()); });
+  m.def("read_trace", &read_trace, py::arg("path"), py::arg("format") = "");
+  m.def("write_trace", &write_trace, py::arg("columns"), py::arg("path"));
+  m.def("register_policy", &register_policy, py::arg("name"), py::arg("factory"), py::arg("summary") = "");
+}
