@@ -13,6 +13,7 @@ pkgs=(
   libglpk-dev                                     # linear programs: flashsim place
   libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-matplotlib python3-h5py   # tools/plot_mrc.py
+  parallel slurm-wlm                        # sweeps as shards (docs/sweeps.md; tests run both)
   pybind11-dev python3-dev python3-pandas python3-pytest   # the Python package (python/) and its tests
 )
 missing=()

@@ -1,9 +1,13 @@
-// flashsim run [SCENARIO...] [--out DIR] [--jobs N] [--set KEY=VALUE ...]
+// flashsim run [SCENARIO...] [--out DIR] [--jobs N] [--set KEY=VALUE ...] [--shard K/N] [--force]
 //   or  flashsim run --trace FILE --policies lru,arc --capacity 10%[,50%] (a scenario from the flags)
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <cstdlib>
+#include <optional>
 #include <filesystem>
 #include <system_error>
 #include <iostream>
@@ -18,6 +22,7 @@
 #include "sim/core/unit_parse.h"
 #include "sim/results/results_table.h"
 #include "sim/results/results_writer.h"
+#include "sim/results/sweep_store.h"
 #include "sim/run/run_limits.h"
 #include "sim/run/scenario_runner.h"
 
@@ -66,17 +71,143 @@ std::vector<std::string> expand_scenarios(const std::vector<std::string>& args) 
   return files;
 }
 
-// Runs one scenario document and writes its results into `dir`.
+// What identifies the sweep's results, known before anything runs.
+ScenarioResults sweep_header(const ScenarioDocument& document, const std::vector<Scenario>& resolved) {
+  ScenarioResults header;
+  header.scenario_name = resolved.front().name;
+  header.scenario_source = resolved.front().source;
+  header.input_text = document.input_text();
+  header.tool_version = tool_version_string();
+  const std::vector<SweepPoint> points = document.points();
+  for (std::size_t p = 0; p < resolved.size(); ++p) {
+    header.resolved_texts.push_back(to_yaml_text(resolved[p].resolved));
+    header.point_labels.push_back(points[p].label());
+  }
+  return header;
+}
+
+// The replace rule (docs/scenarios.md, "Results"): results of another
+// resolved scenario are never replaced silently; --force replaces them.
+void check_previous_results(const std::filesystem::path& dir, const SweepManifest& manifest, bool force) {
+  std::optional<PreviousResults> previous;
+  try {
+    previous = previous_results(dir);
+  } catch (const InputError&) {
+    if (!force) throw;
+    previous = PreviousResults{};  // unreadable: --force replaces it
+  }
+  if (!previous) return;
+  std::string difference = scenario_difference(*previous, manifest);
+  if (difference.empty()) {
+    if (!previous->tool_version.empty() && previous->tool_version != manifest.tool_version) {
+      std::cerr << "flashsim run: '" << dir.string() << "' holds results of flashsim " << previous->tool_version
+                << "; rerunning its points with " << manifest.tool_version << "\n";
+    }
+    return;
+  }
+  if (previous->from.empty()) difference = "unreadable results";
+  if (!force) {
+    throw InputError("results folder '" + dir.string() + "' holds the results of another scenario (" +
+                     (previous->from.empty() ? std::string() : previous->from.filename().string() + " ") + difference +
+                     "): pass --force to replace them, or --out another folder");
+  }
+  std::cerr << "flashsim run: --force: replacing the results in '" << dir.string() << "' (" << difference << ")\n";
+  for (const char* name : {"summary.json", "results.h5"}) {
+    std::error_code ec;
+    std::filesystem::remove(dir / name, ec);
+    if (ec) throw Error("cannot remove '" + (dir / name).string() + "': " + ec.message());
+  }
+}
+
+struct SweepOptions {
+  bool force = false;
+  std::optional<std::pair<std::size_t, std::size_t>> shard;  ///< K of N
+};
+
+// Runs one scenario document into its results folder: points already
+// finished there are skipped, each point is written as it finishes, and
+// (without --shard) results.h5 and summary.json are merged from the points.
 void run_document(const ScenarioDocument& document, std::vector<Scenario> resolved, const std::string& out,
-                  bool several, const RunnerOptions& options) {
+                  bool several, const RunnerOptions& options, const SweepOptions& sweep) {
+  const auto wall_start = std::chrono::steady_clock::now();
   // The results folder is checked before the simulation, not after it.
   const Scenario& first = resolved.front();
-  const std::string dir = out.empty() ? first.outputs.dir : several ? out + "/" + first.name : out;
+  const std::filesystem::path dir = out.empty() ? first.outputs.dir : several ? out + "/" + first.name : out;
   OutputDir output(dir);
-  const ScenarioResults results = run_scenario(document, std::move(resolved), options);
-  print_results_tables(std::cout, results);
-  const ResultsPaths paths = write_results(dir, results);
+  const std::string removed = describe_removed(remove_stale_temp_files(points_dir(dir), ".tmp-"));
+  if (!removed.empty()) std::cerr << "flashsim: " << removed << "\n";
+  const ScenarioResults header = sweep_header(document, resolved);
+  const SweepManifest manifest = SweepManifest::of(header);
+  check_previous_results(dir, manifest, sweep.force);
+  // sweep.json goes in with the first point (or the merge): a run refused
+  // by a check before any point leaves the folder as it was.
+  bool manifest_written = false;
+  auto ensure_manifest = [&] {
+    if (!manifest_written) write_manifest(dir, manifest);
+    manifest_written = true;
+  };
+
+  const std::size_t total = manifest.points.size();
+  std::vector<std::size_t> mine;
+  if (sweep.shard) {
+    mine = shard_points(total, sweep.shard->first, sweep.shard->second);
+  } else {
+    for (std::size_t p = 0; p < total; ++p) mine.push_back(p);
+  }
+  RunnerOptions run_options = options;
+  std::size_t skipped = 0;
+  for (const std::size_t p : mine) {
+    if (point_finished(dir, manifest.points[p], manifest.tool_version)) {
+      ++skipped;
+    } else {
+      run_options.points.push_back(p);
+    }
+  }
+  if (skipped > 0) {
+    std::cerr << "flashsim run: skipping " << skipped << " finished point" << (skipped == 1 ? "" : "s") << " of "
+              << mine.size() << " (in " << points_dir(dir).string() << ")\n";
+  }
+  std::uint64_t written = 0;  // points written by this run (one call at a time)
+  run_options.on_point_done = [&](std::size_t p, const std::vector<RunResult>& runs) {
+    // A results file of this point alone, its runs numbered from 0.
+    ScenarioResults one = manifest.header();
+    one.resolved_texts = {manifest.points[p].resolved};
+    one.point_labels = {manifest.points[p].label};
+    one.runs = runs;
+    for (RunResult& r : one.runs) {
+      r.index = r.policy_index;
+      r.point_index = 0;
+    }
+    one.host = HostInfo::current();
+    one.host.jobs = std::max(1u, options.jobs);
+    for (const RunResult& r : one.runs) one.host.total_wall_seconds += r.wall_seconds;
+    ensure_manifest();
+    write_point(dir, manifest.points[p], one);
+    // Test hook (tests/app/sweep_cli_test.cpp): die as `kill -9` would once
+    // this many points are written, to test resuming.
+    if (const char* kill_after = std::getenv("FLASHSIM_TEST_KILL_AFTER_POINTS")) {
+      if (++written == std::strtoull(kill_after, nullptr, 10)) ::kill(::getpid(), SIGKILL);
+    }
+  };
+  ScenarioResults results = header;
+  if (!run_options.points.empty()) {
+    results = run_scenario(document, std::move(resolved), run_options);
+    print_results_tables(std::cout, results);
+  }
+  ensure_manifest();
+  if (sweep.shard) {
+    output.keep();
+    std::cout << "\nshard " << sweep.shard->first << "/" << sweep.shard->second << ": " << mine.size() << " of "
+              << total << " sweep points finished in " << points_dir(dir).string()
+              << "\nwhen every shard has finished: flashsim sweep merge " << dir.string() << "\n";
+    return;
+  }
+  HostInfo host = HostInfo::current();
+  host.jobs = run_options.points.empty() ? 1u : results.host.jobs;
+  host.total_wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  const ResultsPaths paths = merge_points(dir, manifest, host);
   output.keep();
+  if (run_options.points.empty()) std::cout << "every sweep point was already finished: results merged from them\n";
   std::cout << "\nresults: " << paths.h5.string() << "\n         " << paths.json.string() << "\n";
 }
 
@@ -85,13 +216,15 @@ int run_command(int argc, char** argv) {
       "Replays each scenario's trace or generated workload under each of its policies (at\n"
       "each sweep point) and prints one table per sweep point; writes results.h5 and\n"
       "summary.json. A folder stands for its *.yaml files. Without SCENARIO it runs the\n"
-      "default scenario embedded in the binary.",
+      "default scenario embedded in the binary. Each sweep point is written to\n"
+      "OUT/points/ as it finishes; a rerun skips the points finished there (docs/sweeps.md).",
       "flashsim run");
   std::vector<std::string> scenarios;
   std::string out;
   long long jobs = 0;
   std::vector<std::string> sets;
-  bool print_scenario = false, no_progress = false;
+  bool print_scenario = false, no_progress = false, force = false;
+  std::string shard;
   std::string max_memory;
   std::uint64_t max_points = kDefaultMaxSweepPoints;
   app.add_option("scenario", scenarios, "scenario YAML files or folders (default: the embedded default scenario)");
@@ -117,6 +250,12 @@ int run_command(int argc, char** argv) {
   app.add_option("--engine", quick.engine, "with --trace: cache_only (hit ratios) or event (time, on --hardware)")
       ->capture_default_str();
   app.add_option("--hardware", quick.hardware, "with --trace --engine event: hardware profile")->capture_default_str();
+  app.add_flag("--force", force,
+               "replace the results in the results folder even when they are of another scenario (by default "
+               "such a run is refused, naming the keys that differ)");
+  app.add_option("--shard", shard,
+                 "K/N: run only shard K (from 0) of N: the sweep points p with p mod N = K, each written to "
+                 "OUT/points/; then `flashsim sweep merge OUT` (flashsim sweep plan writes the N commands)");
   app.add_flag("--print-scenario", print_scenario, "print the resolved scenario of each sweep point and exit");
   app.add_flag("--no-progress", no_progress,
                "no progress on stderr (on a terminal one line rewritten in place; elsewhere a line every 10 s)");
@@ -124,6 +263,9 @@ int run_command(int argc, char** argv) {
   if (app.count("--out") > 0 && out.empty()) throw InputError("--out: an empty path (leave --out out for the default)");
   if (jobs < 0 || jobs > 4096) throw InputError("--jobs " + std::to_string(jobs) + ": expected 0 (one per core) to 4096");
 
+  SweepOptions sweep;
+  sweep.force = force;
+  if (app.count("--shard") > 0) sweep.shard = parse_shard("--shard", shard);
   std::vector<Override> overrides;
   for (const auto& s : sets) overrides.push_back(parse_override(s));
   const bool quick_form = app.count("--trace") > 0;
@@ -180,7 +322,7 @@ int run_command(int argc, char** argv) {
   if (files.empty() && !quick_form) std::cout << "flashsim run: no scenario given; running the embedded default scenario\n";
   for (std::size_t k = 0; k < documents.size(); ++k) {
     if (documents.size() > 1) std::cout << (k ? "\n" : "") << "== " << files[k] << "\n";
-    run_document(documents[k], std::move(resolved[k]), out, documents.size() > 1, options);
+    run_document(documents[k], std::move(resolved[k]), out, documents.size() > 1, options, sweep);
   }
   return 0;
 }

@@ -11,6 +11,7 @@
 #include "sim/cache/fast_tier.h"
 #include "sim/core/errors.h"
 #include "sim/engine/engine_detail.h"
+#include "sim/engine/engine_observer.h"
 #include "sim/engine/event_queue.h"
 #include "sim/engine/l2_model.h"
 #include "sim/engine/link.h"
@@ -72,6 +73,7 @@ struct Waiter {
   Nanoseconds ready_ns = 0;  // issue + pre: data can be used from max(arrival, ready)
   Nanoseconds think_ns = 0;  // closed loop: delay to the stream's next issue
   AccessTag tag;
+  std::uint64_t record = 0;  // position in the trace (for an observer)
 };
 
 // A serving request (records with a request_id) during the replay.
@@ -99,13 +101,14 @@ struct Fetch {
   bool admitted = false;       // tiers[0] admitted it (else bypass)
   bool holding = false;        // holds an acquire() on tiers[at_tier]
   std::uint32_t next_free = kNone;
+  Nanoseconds hop_start_ns = 0;  // the current hop's start (for an observer)
 };
 
 
 class EventEngine {
  public:
-  EventEngine(ITraceSource& trace, const EngineConfig& config)
-      : trace_(trace), config_(config), hw_(config.hardware), tlb_(hw_.tlb), l2_(hw_.l2) {
+  EventEngine(ITraceSource& trace, const EngineConfig& config, IEngineObserver* observer)
+      : trace_(trace), config_(config), hw_(config.hardware), observer_(observer), tlb_(hw_.tlb), l2_(hw_.l2) {
     validate();
     build_tiers();
   }
@@ -170,7 +173,9 @@ class EventEngine {
   // `stalled`: a miss, delayed hit or write allocation (its whole latency is
   // stall); false for a hit (no stall).
   void finish(std::uint32_t s, Nanoseconds issue_ns, Nanoseconds done_ns, std::uint32_t w, Nanoseconds think,
-              const AccessTag& tag, bool stalled);
+              const AccessTag& tag, bool stalled, std::uint64_t record);
+  // Tells the observer what the session's last call made leave, and the occupancy.
+  void observe_departures(DepartureCause cause);
   std::uint32_t new_waiter(std::uint32_t s, Nanoseconds issue, Nanoseconds ready, std::uint32_t w,
                            Nanoseconds think, const AccessTag& tag);
   void add_waiter(Fetch& f, std::uint32_t waiter);
@@ -182,6 +187,8 @@ class EventEngine {
   ITraceSource& trace_;
   const EngineConfig& config_;
   const HardwareProfile& hw_;
+  IEngineObserver* observer_ = nullptr;
+  std::uint64_t current_record_ = 0;  // the access being decided (Waiter::record)
   std::size_t tier_count_ = 0;
   std::unique_ptr<TierSession> session_;          // the access protocol over tiers[0]
   std::vector<std::unique_ptr<FastTier>> inner_;  // intermediate tiers [1, tier_count − 1)
@@ -525,7 +532,7 @@ std::uint32_t EventEngine::new_waiter(std::uint32_t s, Nanoseconds issue, Nanose
     id = static_cast<std::uint32_t>(waiters_.size());
     waiters_.emplace_back();
   }
-  waiters_[id] = Waiter{kNone, s, w, issue, ready, think, tag};
+  waiters_[id] = Waiter{kNone, s, w, issue, ready, think, tag, current_record_};
   return id;
 }
 
@@ -635,17 +642,22 @@ void EventEngine::access(std::uint32_t s, const Pending& p) {
 
   const std::uint32_t request = p.tag.request == kNone ? TierSession::kNoRequestIndex : p.tag.request;
   const AccessKind kind = session_->access(a, request, c);
+  if (observer_) {
+    current_record_ = p.index;
+    observer_->on_access(ObservedAccess{p.index, scan_.streams[s].stream_id, session_->id_of(b), r.bytes, kind, now_});
+    observe_departures(DepartureCause::eviction);
+  }
   const Nanoseconds hit = hw_.tiers[0].hit_latency_ns;
   switch (kind) {
     case AccessKind::hit:
-      finish(s, now_, now_ + pre + hit, w, think, p.tag, false);
+      finish(s, now_, now_ + pre + hit, w, think, p.tag, false, p.index);
       break;
     case AccessKind::delayed_hit:
       add_waiter(fetches_[inflight_fetch_[b]], new_waiter(s, now_, now_ + pre, w, think, p.tag));
       break;
     case AccessKind::write_allocated:
       note_peak();
-      finish(s, now_, now_ + pre + hit, w, think, p.tag, true);
+      finish(s, now_, now_ + pre + hit, w, think, p.tag, true, p.index);
       break;
     case AccessKind::written_through:
       // The append is written through to the backing tier, timed as a
@@ -737,7 +749,9 @@ bool EventEngine::prefetch_block(BlockId id) {
   BlockIndex b = 0;
   const bool issued = session_->prefetch(id, decision_now_, access_index_now_, c, &b);
   if (session_->block_count() > known) grow_blocks(trace_.meta().catalog[session_->catalog_of(known)].bytes);
+  if (observer_) observe_departures(DepartureCause::eviction);
   if (!issued) return false;
+  if (observer_) observer_->on_prefetch(now_, id, tiers_[0]->block_bytes(b));
   note_peak();
   PolicyAccess a;
   a.now_ns = decision_now_;
@@ -750,13 +764,29 @@ bool EventEngine::prefetch_block(BlockId id) {
   return true;
 }
 
-bool EventEngine::evict_block(BlockId id) { return session_->evict(id, window(window_of(now_)).counters); }
+bool EventEngine::evict_block(BlockId id) {
+  const bool evicted = session_->evict(id, window(window_of(now_)).counters);
+  if (observer_) observe_departures(DepartureCause::prefetcher_evicted);
+  return evicted;
+}
+
+void EventEngine::observe_departures(DepartureCause cause) {
+  for (const Departure& d : session_->departures()) {
+    observer_->on_departure(now_, session_->id_of(d.block), d.slot.reserved_bytes, d.dirty, cause);
+  }
+  observer_->on_occupancy(now_, tiers_[0]->reserved_bytes());
+}
 
 void EventEngine::start_hop(std::uint32_t f) {
   const std::uint32_t from = fetches_[f].at_tier;
   Link& link = *links_[from];
   const std::uint32_t klass = link_class_.empty() ? 0 : link_class_[fetches_[f].access.block];
   const Nanoseconds end = link.submit(now_, fetches_[f].access.bytes, f, klass);
+  if (observer_) {  // a fifo link starts it once the transfers before it are done (link.h)
+    fetches_[f].hop_start_ns = link.fair() ? now_
+                                           : end - link.spec().latency_ns -
+                                                 transfer_time_ns(fetches_[f].access.bytes, link.spec().bandwidth);
+  }
   if (!link.fair()) queue_.push(end, kHopDone, f);
   else schedule_link_check(from);
 }
@@ -782,6 +812,10 @@ void EventEngine::link_check(std::uint32_t l, std::uint64_t generation) {
 void EventEngine::hop_done(std::uint32_t f) {
   Fetch& fetch = fetches_[f];
   const BlockIndex b = fetch.access.block;
+  if (observer_) {
+    observer_->on_copy(ObservedCopy{session_->id_of(b), fetch.access.bytes, fetch.at_tier, fetch.access.is_prefetch,
+                                    !fetch.admitted, fetch.hop_start_ns, now_});
+  }
   if (fetch.holding) {
     tiers_[fetch.at_tier]->release(b);
     fetch.holding = false;
@@ -813,7 +847,7 @@ void EventEngine::arrive_fast_tier(std::uint32_t f) {
   const Nanoseconds hit = hw_.tiers[0].hit_latency_ns;
   for (std::uint32_t id = fetch.waiters; id != kNone;) {
     const Waiter wt = waiters_[id];
-    finish(wt.stream, wt.issue_ns, std::max(now_, wt.ready_ns) + hit, wt.window, wt.think_ns, wt.tag, true);
+    finish(wt.stream, wt.issue_ns, std::max(now_, wt.ready_ns) + hit, wt.window, wt.think_ns, wt.tag, true, wt.record);
     waiters_[id].next = free_waiter_;
     free_waiter_ = id;
     id = wt.next;
@@ -823,15 +857,17 @@ void EventEngine::arrive_fast_tier(std::uint32_t f) {
 }
 
 void EventEngine::finish(std::uint32_t s, Nanoseconds issue_ns, Nanoseconds done_ns, std::uint32_t w,
-                         Nanoseconds think, const AccessTag& tag, bool stalled) {
+                         Nanoseconds think, const AccessTag& tag, bool stalled, std::uint64_t record) {
   const Nanoseconds latency = done_ns - issue_ns;
   latency_.add(latency);
   // Stall is the whole latency of an access that found its data absent
   // (the GPU replay's definition, hw/replay/replay.h), 0 for a hit.
   if (stalled) windows_[w].counters.stall_ns += latency;
   if (done_ns > last_done_) last_done_ = done_ns;
+  if (observer_) observer_->on_access_done(record, done_ns, stalled);
   if (config_.issue == IssueMode::closed && streams_[s].remaining > 0) {
     queue_.push(done_ns + think, kIssue, s);
+    if (observer_ && think > 0) observer_->on_compute(scan_.streams[s].stream_id, done_ns, done_ns + think);
     if (!streams_[s].queue.empty()) tiers_[0]->prefetch(streams_[s].queue.front().block);
   }
   if (tag.request != kNone) request_access_done(tag, done_ns);
@@ -867,6 +903,7 @@ void EventEngine::request_access_done(const AccessTag& tag, Nanoseconds done_ns)
 void EventEngine::end_request(std::uint32_t r) {
   RequestState& q = requests_[r];
   session_->end_request(r, window(window_of(now_)).counters);
+  if (observer_) observe_departures(DepartureCause::request_ended);
   if (q.status == RequestState::admitted && config_.reservation.enabled) {
     reserved_bytes_per_s_ -= q.need_bytes_per_s;
     if (--admitted_active_ == 0) reserved_bytes_per_s_ = 0.0;
@@ -1004,7 +1041,12 @@ EngineResult EventEngine::run(EngineDetail* detail) {
 }  // namespace
 
 EngineResult run_engine(ITraceSource& trace, const EngineConfig& config, EngineDetail* detail) {
-  EventEngine engine(trace, config);
+  return run_engine(trace, config, detail, nullptr);
+}
+
+EngineResult run_engine(ITraceSource& trace, const EngineConfig& config, EngineDetail* detail,
+                        IEngineObserver* observer) {
+  EventEngine engine(trace, config, observer);
   return engine.run(detail);
 }
 

@@ -7,12 +7,14 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "sim/core/errors.h"
 #include "sim/results/metric_schema.h"
 #include "sim/results/results_writer.h"
+#include "sim/results/sweep_store.h"
 #include "traces/hdf5_io.h"
 
 namespace flashsim {
@@ -162,10 +164,12 @@ void column(hid_t loc, const std::string& name, const std::vector<T>& values) {
 // (sim/results/metric_schema.h), in its order. In memory every field takes
 // 8 bytes (a number, or the pointer of a variable-length string); the file
 // type is packed.
-void write_summary(hid_t file, const ScenarioResults& results) {
+constexpr std::size_t kField = 8;
+static_assert(sizeof(const char*) == kField && sizeof(double) == kField);
+
+// The in-memory type of a /summary row: 8 bytes a field, schema order.
+Id summary_mem_type() {
   const std::vector<RunMetricSpec>& schema = run_metric_schema();
-  constexpr std::size_t kField = 8;
-  static_assert(sizeof(const char*) == kField && sizeof(double) == kField);
   Id str = string_type();
   Id mem(H5Tcreate(H5T_COMPOUND, schema.size() * kField), H5Tclose, "create the summary type");
   for (std::size_t k = 0; k < schema.size(); ++k) {
@@ -177,6 +181,12 @@ void write_summary(hid_t file, const ScenarioResults& results) {
     const std::string name(m.name);
     check(H5Tinsert(mem.get(), name.c_str(), k * kField, type), "define summary field " + name);
   }
+  return mem;
+}
+
+void write_summary(hid_t file, const ScenarioResults& results) {
+  const std::vector<RunMetricSpec>& schema = run_metric_schema();
+  Id mem = summary_mem_type();
   const std::size_t n = results.runs.size();
   std::vector<unsigned char> rows(n * schema.size() * kField);
   std::vector<std::string> texts;  // backing strings for the row pointers
@@ -353,20 +363,91 @@ void write_scenario(hid_t file, const ScenarioResults& results) {
   attr_string(ds.get(), "point_labels", labels);
 }
 
-void write_host(hid_t file, const ScenarioResults& results) {
+void write_host_values(hid_t file, const HostInfo& host, const std::vector<double>& wall,
+                       const std::vector<double>& rate) {
   Id g = make_group(file, "host");
-  attr_string(g.get(), "hostname", results.host.hostname);
-  attr_string(g.get(), "date_utc", results.host.date_utc);
-  attr_i64(g.get(), "jobs", results.host.jobs);
-  attr_f64(g.get(), "total_wall_seconds", results.host.total_wall_seconds);
+  attr_string(g.get(), "hostname", host.hostname);
+  attr_string(g.get(), "date_utc", host.date_utc);
+  attr_i64(g.get(), "jobs", host.jobs);
+  attr_f64(g.get(), "total_wall_seconds", host.total_wall_seconds);
+  column(g.get(), "wall_seconds", wall);
+  column(g.get(), "accesses_per_second", rate);
+}
+
+void write_host(hid_t file, const ScenarioResults& results) {
   std::vector<double> wall, rate;
   for (const RunResult& r : results.runs) {
     wall.push_back(r.wall_seconds);
     rate.push_back(r.accesses_per_second());
   }
-  column(g.get(), "wall_seconds", wall);
-  column(g.get(), "accesses_per_second", rate);
+  write_host_values(file, results.host, wall, rate);
 }
+
+// --- reading back what write_results_h5 wrote (merging point files) ---
+
+std::string read_attr_string(hid_t obj, const char* name, const std::string& file) {
+  Id attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose, "read attribute " + std::string(name) + " of " + file);
+  Id type = string_type();
+  char* value = nullptr;
+  check(H5Aread(attr.get(), type.get(), &value), "read attribute " + std::string(name) + " of " + file);
+  std::string out = value ? value : "";
+  H5free_memory(value);
+  return out;
+}
+
+std::int64_t read_attr_i64(hid_t obj, const char* name, const std::string& file) {
+  Id attr(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose, "read attribute " + std::string(name) + " of " + file);
+  std::int64_t value = 0;
+  check(H5Aread(attr.get(), H5T_NATIVE_INT64, &value), "read attribute " + std::string(name) + " of " + file);
+  return value;
+}
+
+std::vector<double> read_doubles(hid_t loc, const std::string& name, const std::string& file) {
+  Id ds(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), H5Dclose, "open " + name + " of " + file);
+  Id space(H5Dget_space(ds.get()), H5Sclose, "read the shape of " + name + " of " + file);
+  std::vector<double> out(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space.get())));
+  if (!out.empty()) {
+    check(H5Dread(ds.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()), "read " + name + " of " + file);
+  }
+  return out;
+}
+
+// One point file's /summary rows, as read (strings owned by HDF5 until
+// the destructor reclaims them).
+class SummaryRows {
+ public:
+  SummaryRows(hid_t file, hid_t mem, const std::string& what) : mem_(mem) {
+    Id ds(H5Dopen2(file, "summary", H5P_DEFAULT), H5Dclose, "open /summary of " + what);
+    Id file_type(H5Dget_type(ds.get()), H5Tclose, "read the type of /summary of " + what);
+    if (H5Tget_nmembers(file_type.get()) != static_cast<int>(run_metric_schema().size())) {
+      throw Error("results.h5: " + what + ": /summary has " + std::to_string(H5Tget_nmembers(file_type.get())) +
+                  " fields, this flashsim writes " + std::to_string(run_metric_schema().size()) +
+                  " (a point file of another version: remove it and run again)");
+    }
+    space_ = H5Dget_space(ds.get());
+    if (space_ < 0) throw Error("results.h5: cannot read the shape of /summary of " + what);
+    rows_ = static_cast<std::size_t>(H5Sget_simple_extent_npoints(space_));
+    bytes_.resize(rows_ * run_metric_schema().size() * kField);
+    if (rows_ > 0 && H5Dread(ds.get(), mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes_.data()) < 0) {
+      H5Sclose(space_);
+      throw Error("results.h5: cannot read /summary of " + what);
+    }
+  }
+  ~SummaryRows() {
+    if (rows_ > 0) H5Dvlen_reclaim(mem_, space_, H5P_DEFAULT, bytes_.data());
+    H5Sclose(space_);
+  }
+  SummaryRows(const SummaryRows&) = delete;
+  SummaryRows& operator=(const SummaryRows&) = delete;
+  std::size_t rows() const { return rows_; }
+  const std::vector<unsigned char>& bytes() const { return bytes_; }
+
+ private:
+  hid_t mem_;
+  hid_t space_ = -1;
+  std::size_t rows_ = 0;
+  std::vector<unsigned char> bytes_;
+};
 
 }  // namespace
 
@@ -401,6 +482,126 @@ void write_results_h5(const std::filesystem::path& path, const ScenarioResults& 
   }
   file.close("close " + path.string());
   stage("h5-closed");
+}
+
+void merge_results_h5(const std::filesystem::path& path, const ScenarioResults& header,
+                      const std::vector<std::filesystem::path>& point_files) {
+  QuietHdf5 quiet;
+  if (point_files.size() != header.point_labels.size()) {
+    throw Error("results.h5: " + std::to_string(point_files.size()) + " point files for " +
+                std::to_string(header.point_labels.size()) + " sweep points");
+  }
+  Id mem = summary_mem_type();
+  std::vector<Id> sources;
+  std::vector<std::unique_ptr<SummaryRows>> rows;
+  std::vector<double> wall, rate;
+  std::int64_t seed = 0;
+  std::string clock, engine;
+  std::size_t total = 0;
+  for (std::size_t p = 0; p < point_files.size(); ++p) {
+    const std::string what = point_files[p].string();
+    sources.emplace_back(H5Fopen(what.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "open " + what);
+    const hid_t f = sources.back().get();
+    rows.push_back(std::make_unique<SummaryRows>(f, mem.get(), what));
+    const std::string point_clock = read_attr_string(f, "decision_clock", what);
+    const std::string point_engine = read_attr_string(f, "engine", what);
+    // As ScenarioResults::common_*: the value every run shares, else "mixed".
+    if (p == 0) {
+      seed = read_attr_i64(f, "seed", what);
+      clock = point_clock;
+      engine = point_engine;
+    }
+    if (point_clock != clock) clock = "mixed";
+    if (point_engine != engine) engine = "mixed";
+    for (double v : read_doubles(f, "host/wall_seconds", what)) wall.push_back(v);
+    for (double v : read_doubles(f, "host/accesses_per_second", what)) rate.push_back(v);
+    total += rows.back()->rows();
+  }
+  if (wall.size() != total || rate.size() != total) throw Error("results.h5: point files with /host rows missing");
+
+  Id fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose, "create file properties");
+  check(H5Pset_obj_track_times(fcpl.get(), false), "turn off object timestamps");
+  h5::check_room_to_create(path.string(), "results.h5: cannot create " + path.string());
+  Id file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.get(), H5P_DEFAULT), H5Fclose, "create " + path.string());
+  attr_i64(file.get(), "results_schema_version", kResultsSchemaVersion);
+  attr_string(file.get(), "tool_version", header.tool_version);
+  attr_string(file.get(), "scenario", header.scenario_name);
+  attr_string(file.get(), "scenario_source", header.scenario_source);
+  attr_i64(file.get(), "seed", seed);
+  attr_string(file.get(), "decision_clock", clock);
+  attr_string(file.get(), "engine", engine);
+
+  // /summary: the points' rows in point order, with the run and point
+  // numbers (and label) of this sweep; a point file numbers its own from 0.
+  const std::vector<RunMetricSpec>& schema = run_metric_schema();
+  auto field = [&](std::string_view name) {
+    for (std::size_t k = 0; k < schema.size(); ++k) {
+      if (schema[k].name == name) return k;
+    }
+    throw Error("results.h5: the metric schema has no field " + std::string(name));
+  };
+  const std::size_t run_field = field("run"), point_field = field("point"), label_field = field("point_label");
+  const std::size_t row_bytes = schema.size() * kField;
+  std::vector<unsigned char> merged;
+  merged.reserve(total * row_bytes);
+  std::size_t run = 0;
+  for (std::size_t p = 0; p < rows.size(); ++p) {
+    for (std::size_t r = 0; r < rows[p]->rows(); ++r, ++run) {
+      const unsigned char* from = rows[p]->bytes().data() + r * row_bytes;
+      merged.insert(merged.end(), from, from + row_bytes);
+      unsigned char* row = merged.data() + run * row_bytes;
+      const std::uint64_t run_number = run, point_number = p;
+      const char* label = header.point_labels[p].c_str();
+      std::memcpy(row + run_field * kField, &run_number, kField);
+      std::memcpy(row + point_field * kField, &point_number, kField);
+      std::memcpy(row + label_field * kField, &label, kField);
+    }
+  }
+  Id packed(H5Tcopy(mem.get()), H5Tclose, "copy the summary type");
+  check(H5Tpack(packed.get()), "pack the summary type");
+  dataset_1d(file.get(), "summary", packed.get(), mem.get(), total, merged.data());
+
+  // /timeseries: each point's run groups copied whole (chunks and all),
+  // renumbered, their `point` attribute set to this sweep's label.
+  {
+    Id top = make_group(file.get(), "timeseries");
+    run = 0;
+    for (std::size_t p = 0; p < rows.size(); ++p) {
+      const std::size_t n = rows[p]->rows();
+      for (std::size_t r = 0; r < n; ++r, ++run) {
+        const std::string from = "timeseries/" + run_group_name(r, n);
+        const std::string to = run_group_name(run, total);
+        check(H5Ocopy(sources[p].get(), from.c_str(), top.get(), to.c_str(), H5P_DEFAULT, H5P_DEFAULT),
+              "copy " + from + " of " + point_files[p].string());
+        Id g(H5Gopen2(top.get(), to.c_str(), H5P_DEFAULT), H5Gclose, "open timeseries/" + to);
+        check(H5Adelete(g.get(), "point"), "relabel timeseries/" + to);
+        attr_string(g.get(), "point", header.point_labels[p]);
+      }
+    }
+  }
+  write_scenario(file.get(), header);
+  write_host_values(file.get(), header.host, wall, rate);
+  if (H5Fflush(file.get(), H5F_SCOPE_GLOBAL) < 0) {
+    throw Error("results.h5: cannot write " + path.string() + ": " + h5::last_error());
+  }
+  rows.clear();  // reclaims the strings read, before the sources close
+  file.close("close " + path.string());
+}
+
+std::vector<std::string> read_resolved_scenarios_h5(const std::filesystem::path& path) {
+  QuietHdf5 quiet;
+  const std::string what = path.string();
+  Id file(H5Fopen(what.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "open " + what);
+  Id ds(H5Dopen2(file.get(), "scenario", H5P_DEFAULT), H5Dclose, "open /scenario of " + what);
+  Id space(H5Dget_space(ds.get()), H5Sclose, "read the shape of /scenario of " + what);
+  const std::size_t n = static_cast<std::size_t>(H5Sget_simple_extent_npoints(space.get()));
+  Id type = string_type();
+  std::vector<char*> texts(n, nullptr);
+  if (n > 0) check(H5Dread(ds.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, texts.data()), "read /scenario of " + what);
+  std::vector<std::string> out;
+  for (char* t : texts) out.emplace_back(t ? t : "");
+  if (n > 0) H5Dvlen_reclaim(type.get(), space.get(), H5P_DEFAULT, texts.data());
+  return out;
 }
 
 }  // namespace flashsim

@@ -120,7 +120,7 @@ std::string format_metric(const RunMetricSpec& spec, const RunMetricValue& v, co
 }  // namespace
 
 void print_results_tables(std::ostream& out, const ScenarioResults& results) {
-  std::size_t points = 0;
+  std::size_t points = results.point_labels.size();  // the whole sweep, also when some points were not run
   for (const auto& r : results.runs) points = std::max(points, r.point_index + 1);
   for (std::size_t p = 0; p < points; ++p) {
     std::vector<const RunResult*> rows;

@@ -10,7 +10,36 @@ ProgressReporter::ProgressReporter(std::ostream* out, bool terminal, std::string
       terminal_(terminal),
       what_(std::move(what)),
       total_(total),
-      interval_(terminal ? std::chrono::milliseconds(100) : plain_interval) {}
+      interval_(terminal ? std::chrono::milliseconds(100) : plain_interval) {
+  if (out_ != nullptr && !terminal_ && total_ > 0) {
+    last_shown_ = start_;
+    ticker_ = std::jthread([this](std::stop_token stop) { tick(stop); });
+  }
+}
+
+ProgressReporter::~ProgressReporter() {
+  if (ticker_.joinable()) {
+    ticker_.request_stop();
+    ticker_.join();
+  }
+}
+
+void ProgressReporter::tick(std::stop_token stop) {
+  std::unique_lock lock(mutex_);
+  while (!stop.stop_requested() && finished_ < total_) {
+    wake_.wait_until(lock, stop, last_shown_ + interval_, [] { return false; });
+    if (stop.stop_requested() || finished_ >= total_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_shown_ < interval_) continue;
+    last_shown_ = now;
+    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(now - start_).count();
+    const std::string elapsed = seconds >= 60 ? std::to_string(seconds / 60) + "m" + std::to_string(seconds % 60) + "s"
+                                              : std::to_string(seconds) + "s";
+    *out_ << (what_.empty() ? "" : what_ + " ") << "[" << finished_ << "/" << total_ << "] running for " << elapsed
+          << "\n"
+          << std::flush;
+  }
+}
 
 void ProgressReporter::done(const std::string& label) {
   if (out_ == nullptr) return;

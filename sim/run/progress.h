@@ -1,13 +1,17 @@
 // Progress of a long step (resolving a sweep, running its points) on a
 // stream, so that nothing long is silent: on a terminal one line rewritten
 // in place, elsewhere (a log, a pipe, Slurm's output file) plain lines at
-// most every `plain_interval`, and always the last.
+// most every `plain_interval` (and at least that often while items are in
+// flight), and always the last.
 #pragma once
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <mutex>
 #include <ostream>
+#include <stop_token>
 #include <string>
+#include <thread>
 
 namespace flashsim {
 
@@ -19,11 +23,17 @@ class ProgressReporter {
   ProgressReporter(std::ostream* out, bool terminal, std::string what, std::size_t total,
                    std::chrono::milliseconds plain_interval = std::chrono::seconds(10));
 
+  ~ProgressReporter();
+  ProgressReporter(const ProgressReporter&) = delete;
+  ProgressReporter& operator=(const ProgressReporter&) = delete;
+
   /// One more item done (thread-safe). The last item is always shown (on a
   /// terminal followed by a newline).
   void done(const std::string& label);
 
  private:
+  void tick(std::stop_token stop);
+
   std::ostream* out_;
   bool terminal_;
   std::string what_;
@@ -31,7 +41,13 @@ class ProgressReporter {
   std::chrono::milliseconds interval_;
   std::size_t finished_ = 0;
   std::chrono::steady_clock::time_point last_shown_{};
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::mutex mutex_;
+  std::condition_variable_any wake_;
+  /// Not on a terminal: a "[3/10] ... running for 2m10s" line whenever
+  /// `plain_interval` passed without one, so a log shows the sweep is alive
+  /// while long runs are in flight. Last member: stopped first.
+  std::jthread ticker_;
 };
 
 }  // namespace flashsim

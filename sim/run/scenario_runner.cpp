@@ -77,11 +77,24 @@ ScenarioResults run_scenario(const ScenarioDocument& document, std::vector<Scena
     results.point_labels.push_back(points[p].label());
   }
 
+  std::vector<std::size_t> chosen = options.points;
+  if (chosen.empty()) {
+    for (std::size_t p = 0; p < scenarios.size(); ++p) chosen.push_back(p);
+  }
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    if (chosen[i] >= scenarios.size() || (i > 0 && chosen[i] <= chosen[i - 1])) {
+      throw Error("run_scenario: points must be ascending sweep point numbers below " + std::to_string(scenarios.size()));
+    }
+  }
+  // Run numbers of the whole sweep: point-major, then policy.
+  std::vector<std::size_t> first_run(scenarios.size() + 1, 0);
+  for (std::size_t p = 0; p < scenarios.size(); ++p) first_run[p + 1] = first_run[p] + scenarios[p].policies.size();
+
   // One provider per distinct trace; footprints before any run (needed for "50%").
   std::map<std::string, std::shared_ptr<TraceProvider>> providers;
   std::vector<TraceProvider*> provider_of(scenarios.size());
   std::vector<ByteCount> capacity(scenarios.size()), footprint(scenarios.size());
-  for (std::size_t p = 0; p < scenarios.size(); ++p) {
+  for (const std::size_t p : chosen) {
     const std::string key = trace_key(scenarios[p].workload);
     auto& slot = providers[key];
     if (!slot) slot = std::make_shared<TraceProvider>(scenarios[p].workload, options.memory_limit_records);
@@ -102,9 +115,15 @@ ScenarioResults run_scenario(const ScenarioDocument& document, std::vector<Scena
   }
 
   std::vector<Task> tasks;
-  for (std::size_t p = 0; p < scenarios.size(); ++p) {
+  std::vector<std::size_t> first_task(scenarios.size(), 0);
+  for (const std::size_t p : chosen) {
+    first_task[p] = tasks.size();
     for (std::size_t k = 0; k < scenarios[p].policies.size(); ++k) tasks.push_back(Task{p, k});
   }
+  // Policies of each point still running; the last one to finish reports the point.
+  std::vector<std::atomic<std::size_t>> unfinished(scenarios.size());
+  for (const std::size_t p : chosen) unfinished[p].store(scenarios[p].policies.size());
+  std::mutex point_done_mutex;
   results.runs.resize(tasks.size());
   std::vector<std::exception_ptr> errors(tasks.size());
 
@@ -114,7 +133,7 @@ ScenarioResults run_scenario(const ScenarioDocument& document, std::vector<Scena
   // What can be known before any run is checked before any run.
   // Each check is a pass over the trace: once per trace and what it reads.
   std::set<std::tuple<const TraceProvider*, ByteCount, std::vector<BlockId>, Nanoseconds, IssueMode, EngineKind>> checked;
-  for (std::size_t p = 0; p < scenarios.size(); ++p) {
+  for (const std::size_t p : chosen) {
     const Scenario& s = scenarios[p];
     if (!checked.emplace(provider_of[p], s.cache.granularity_bytes, s.cache.pinned.blocks, s.outputs.window_ns,
                          s.workload.issue, s.engine).second) {
@@ -123,6 +142,13 @@ ScenarioResults run_scenario(const ScenarioDocument& document, std::vector<Scena
     check_granularity_memory(s, *provider_of[p], jobs, options.max_memory_bytes);
     check_window_count(s, *provider_of[p]);
     check_pinned_blocks(s, *provider_of[p]);
+  }
+  if (options.progress != nullptr && !tasks.empty()) {
+    // At once: the first run may take minutes, and a log should say what is under way.
+    *options.progress << "running " << tasks.size() << " run" << (tasks.size() == 1 ? "" : "s") << " ("
+                      << chosen.size() << " sweep point" << (chosen.size() == 1 ? "" : "s") << ") on " << std::max(1u, jobs)
+                      << " thread" << (jobs > 1 ? "s" : "") << "\n"
+                      << std::flush;
   }
   ProgressReporter progress(options.progress, options.progress_terminal, "", tasks.size());
   std::atomic<std::size_t> next{0};
@@ -135,7 +161,7 @@ ScenarioResults run_scenario(const ScenarioDocument& document, std::vector<Scena
       const Task& t = tasks[i];
       const Scenario& s = scenarios[t.point];
       RunResult& r = results.runs[i];
-      r.index = i;
+      r.index = first_run[t.point] + t.policy;
       r.point_index = t.point;
       r.point_label = points[t.point].label();
       r.policy_index = t.policy;
@@ -170,6 +196,18 @@ ScenarioResults run_scenario(const ScenarioDocument& document, std::vector<Scena
         errors[i] = std::current_exception();
         failed.store(true);
         return;
+      }
+      if (options.on_point_done && unfinished[t.point].fetch_sub(1) == 1) {
+        try {
+          const auto begin = results.runs.begin() + static_cast<std::ptrdiff_t>(first_task[t.point]);
+          const std::vector<RunResult> point_runs(begin, begin + static_cast<std::ptrdiff_t>(s.policies.size()));
+          std::lock_guard lock(point_done_mutex);
+          options.on_point_done(t.point, point_runs);
+        } catch (...) {
+          errors[i] = std::current_exception();
+          failed.store(true);
+          return;
+        }
       }
       progress.done(r.point_label.empty() ? "policy=" + r.policy_label
                                           : r.point_label + " policy=" + r.policy_label);

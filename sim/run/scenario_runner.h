@@ -29,6 +29,14 @@ struct RunnerOptions {
   /// Runs whose estimated memory (sim/run/run_limits.h) exceeds this are
   /// refused before they start; 0 = no check.
   ByteCount max_memory_bytes = default_memory_limit_bytes();
+  /// Sweep points to run, ascending; empty: all. The others are neither
+  /// run nor opened; results.runs then holds the chosen points' runs only,
+  /// numbered as in the whole sweep (RunResult::index, point_index).
+  std::vector<std::size_t> points;
+  /// Called once per finished point (all its policies done), one call at a
+  /// time, from a worker thread, with that point's runs in policy order.
+  /// Throwing from it fails the run like a failing engine.
+  std::function<void(std::size_t point, const std::vector<RunResult>& runs)> on_point_done;
 };
 
 /// Every sweep point resolved, in point order (validates the whole sweep

@@ -38,7 +38,7 @@ TEST(Cli, RunPrintsTablesAndWritesResults) {
   EXPECT_TRUE(std::filesystem::exists(dir / "flashsim-results/cli/results.h5"));
   // stderr is a pipe here: plain progress lines (the first at once, the last always), no terminal codes.
   EXPECT_EQ(o.err.find("\x1b["), std::string::npos) << o.err;
-  EXPECT_THAT(o.err, ::testing::StartsWith("[1/4] "));
+  EXPECT_THAT(o.err, ::testing::StartsWith("running 4 runs (2 sweep points) on 2 threads\n[1/4] "));
   EXPECT_THAT(o.err, ::testing::HasSubstr("\n[4/4] "));
 }
 
