@@ -1,5 +1,9 @@
 #include "sim/report/report_html.h"
 
+#include <cmath>
+
+#include "sim/results/results_table.h"
+
 #include <algorithm>
 #include <optional>
 #include <sstream>
@@ -182,17 +186,28 @@ void run_summary_section(std::ostream& out, const ReportSection& section) {
       << " \u00b7 flashsim " << esc(doc.tool_version) << " \u00b7 engine " << esc(doc.engine) << " \u00b7 "
       << esc(doc.date_utc) << " \u00b7 " << doc.runs.size() << " runs</p>\n";
   if (!bounds.note.empty()) out << "<p class=\"notice\">" << esc(bounds.note) << "</p>\n";
+  bool serving = false;
+  for (const auto& r : doc.runs) serving = serving || r.tpot_mean_ns.has_value();
+  // Humanised: bytes in SI units (blocks counted with cache.ignore_sizes), times in ns/µs/ms/s.
+  const auto size = [&](double v) {
+    return unit == "bytes" ? format_bytes_si(static_cast<ByteCount>(std::llround(v))) : format_count(v) + " blk";
+  };
+  const auto time = [](std::optional<double> v) {
+    return v ? format_duration(static_cast<Nanoseconds>(std::llround(*v))) : std::string("\u2014");
+  };
   out << "<table>\n<tr><th>policy</th><th>point</th>"
-      << "<th>capacity</th><th>capacity (" << esc(unit) << ")</th><th>accesses</th><th>misses</th><th>hit ratio</th>"
+      << "<th>capacity</th><th>fast tier</th><th>accesses</th><th>misses</th><th>hit ratio</th>"
       << "<th>byte hit ratio</th>";
   if (any_bound) out << "<th>optimal hit ratio (lower \u2026 upper)</th><th>optimal byte hit ratio (lower \u2026 upper)</th><th>bound</th>";
-  out << "<th>" << esc(fetched) << "</th><th>stall (ns)</th><th>latency p50 (ns)</th>"
-      << "<th>latency p99 (ns)</th><th>simulated (ns)</th></tr>\n";
+  out << "<th>" << esc(fetched) << "</th><th>stall</th><th>latency p50</th>"
+      << "<th>latency p99</th><th>simulated</th>";
+  if (serving) out << "<th>TTFT p50</th><th>TPOT</th><th>tokens/s</th>";
+  out << "</tr>\n";
   for (std::size_t i = 0; i < doc.runs.size(); ++i) {
     const RunSummaryRow& r = doc.runs[i];
     out << "<tr>" << td(esc(r.policy_label)) << td(esc(r.point_label)) << td(esc(r.capacity))
-        << num(format_value(r.capacity_bytes)) << num(format_value(r.accesses)) << num(format_value(r.misses))
-        << num(format_fixed(r.hit_ratio_by_access, 4)) << num(format_fixed(r.hit_ratio_by_byte, 4));
+        << num(size(r.capacity_bytes)) << num(format_count(r.accesses)) << num(format_count(r.misses))
+        << num(format_percent(r.hit_ratio_by_access)) << num(format_percent(r.hit_ratio_by_byte));
     if (any_bound) {
       const std::optional<HitBound>& b = i < bounds.per_run.size() ? bounds.per_run[i] : std::nullopt;
       if (b) {
@@ -202,8 +217,13 @@ void run_summary_section(std::ostream& out, const ReportSection& section) {
         out << num("\u2014") << num("\u2014") << td("\u2014");
       }
     }
-    out << num(format_value(r.bytes_fetched)) << num(format_value(r.stall_ns)) << num(format_value(r.latency_p50_ns))
-        << num(format_value(r.latency_p99_ns)) << num(format_value(r.simulated_ns)) << "</tr>\n";
+    out << num(size(r.bytes_fetched)) << num(time(r.stall_ns)) << num(time(r.latency_p50_ns))
+        << num(time(r.latency_p99_ns)) << num(time(r.simulated_ns));
+    if (serving) {
+      out << num(time(r.ttft_p50_ns)) << num(time(r.tpot_mean_ns))
+          << num(r.tokens_per_second ? format_fixed(*r.tokens_per_second, 1) : "\u2014");
+    }
+    out << "</tr>\n";
   }
   out << "</table>\n";
   if (any_bound) {

@@ -51,6 +51,11 @@ RunSummaryDocument read_run_summary_document(const JsonFields& j) {
       row.latency_p50_ns = j.opt_number(*lat, "p50", w + "latency_ns.");
       row.latency_p99_ns = j.opt_number(*lat, "p99", w + "latency_ns.");
     }
+    if (j.opt_number(r, "requests", w).value_or(0) > 0) {
+      row.ttft_p50_ns = j.opt_number(r, "ttft_p50_ns", w);
+      row.tpot_mean_ns = j.opt_number(r, "tpot_mean_ns", w);
+      row.tokens_per_second = j.opt_number(r, "tokens_per_second", w);
+    }
     doc.runs.push_back(std::move(row));
   }
   return doc;

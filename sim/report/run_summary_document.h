@@ -18,6 +18,8 @@ struct RunSummaryRow {
   double capacity_bytes = 0, footprint_bytes = 0, accesses = 0, hits = 0, misses = 0;
   double hit_ratio_by_access = 0, hit_ratio_by_byte = 0, bytes_fetched = 0, stall_ns = 0, simulated_ns = 0;
   std::optional<double> latency_p50_ns, latency_p99_ns;
+  /// Serving metrics (runs whose trace has requests; absent otherwise).
+  std::optional<double> ttft_p50_ns, tpot_mean_ns, tokens_per_second;
 };
 
 struct RunSummaryDocument {

@@ -290,13 +290,30 @@ TEST(ReportCommand, TabulatesARunSummaryBesideAValidation) {
   const std::string html = test::read_file(dir / "both.html");
   EXPECT_NE(html.find("<h2>Runs: tiny</h2>"), std::string::npos);
   // 12 accesses over 3 blocks that all fit: 3 cold misses, hit ratio 0.75, for both policies.
-  EXPECT_EQ(count_of(html, "<td class=\"num\">12</td><td class=\"num\">3</td><td class=\"num\">0.7500</td>"), 2u);
+  EXPECT_EQ(count_of(html, "<td class=\"num\">12</td><td class=\"num\">3</td><td class=\"num\">75.00%</td>"), 2u);
   EXPECT_NE(html.find("<td>belady</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"num\">3.00 kB</td>"), std::string::npos);  // the fast tier, humanised
+  EXPECT_EQ(html.find("<th>TPOT</th>"), std::string::npos);                     // no requests, no serving columns
   EXPECT_NE(html.find("Validation: sample-fixture"), std::string::npos);
   EXPECT_LT(html.find("Runs: tiny"), html.find("Validation: sample-fixture"));  // in argument order
 }
 
 #endif  // FLASHSIM_BINARY
+
+// A serving workload's runs carry TTFT, TPOT and tokens/s, in humanised units:
+// the mini Mixtral under LRU (docs/experiments.md: TPOT 30.9 ms).
+TEST(ReportCommand, ServingRunsShowTtftTpotAndTokensPerSecond) {
+  test::TempDir dir;
+  const std::string mini = std::string(FLASHSIM_SOURCE_DIR) + "/scenarios/examples/mixtral-mini-experts.yaml";
+  Outcome o = run_flashsim(dir.path(), "run " + mini + " --set 'policies=[lru]' --out res --no-progress");
+  ASSERT_EQ(o.code, 0) << o.err;
+  o = run_flashsim(dir.path(), "report res --out r.html --no-plots --no-bound");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::string html = test::read_file(dir / "r.html");
+  EXPECT_NE(html.find("<th>TTFT p50</th><th>TPOT</th><th>tokens/s</th>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"num\">30.9 ms</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"num\">9.45%</td>"), std::string::npos);  // hit ratio by access, as a percentage
+}
 
 }  // namespace
 }  // namespace flashsim
