@@ -45,14 +45,6 @@ nlohmann::ordered_json run_json(const RunResult& r) {
   return j;
 }
 
-// mkstemp creates 0600 files; results are ordinary files (0666 less umask).
-void make_readable(const std::filesystem::path& path) {
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  std::error_code ignored;
-  std::filesystem::permissions(path, static_cast<std::filesystem::perms>(0666 & ~mask), ignored);
-}
-
 void write_text(const std::filesystem::path& path, const std::string& text) {
   errno = 0;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -106,18 +98,29 @@ ResultsPaths write_results(const std::filesystem::path& dir, const ScenarioResul
   write_results_h5(h5.temp_path(), results, options);
   write_text(json.temp_path(), summary_json_text(results));
   if (options.after_stage) options.after_stage("json");
+  commit_results_pair(h5, json, paths);
+  return paths;
+}
+
+void make_readable(const std::filesystem::path& path) {
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  std::error_code ignored;
+  std::filesystem::permissions(path, static_cast<std::filesystem::perms>(0666 & ~mask), ignored);
+}
+
+void commit_results_pair(AtomicFile& h5, AtomicFile& json, const ResultsPaths& paths) {
   make_readable(h5.temp_path());
   make_readable(json.temp_path());
   h5.commit();
   // summary.json last: from here on results.h5 is new, and a failure leaves
-  // the pair out of step (no POSIX call renames two files at once).
+  // the pair out of step.
   try {
     json.commit();
   } catch (const Error& e) {
     throw Error("'" + paths.h5.string() + "' is new but '" + paths.json.string() +
                 "' is stale (from an earlier run, or missing): " + e.what());
   }
-  return paths;
 }
 
 }  // namespace flashsim

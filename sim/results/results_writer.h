@@ -52,6 +52,8 @@ struct ResultsWriteOptions {
   std::function<void(std::string_view stage)> after_stage;
 };
 
+class AtomicFile;  // traces/atomic_file.h
+
 struct ResultsPaths {
   std::filesystem::path h5;
   std::filesystem::path json;
@@ -63,6 +65,17 @@ struct ResultsPaths {
 /// both paths and says that results.h5 is new and summary.json stale.
 ResultsPaths write_results(const std::filesystem::path& dir, const ScenarioResults& results,
                            const ResultsWriteOptions& options = {});
+
+/// Gives a temp file made by mkstemp (0600) an ordinary file's mode: 0666
+/// less the umask. Best effort (a failure leaves the file as it was).
+void make_readable(const std::filesystem::path& path);
+
+/// Renames a results pair into place, both made readable first: results.h5,
+/// then summary.json last (no POSIX call renames two files at once). Throws
+/// Error naming both paths when only results.h5 could be renamed (it is new,
+/// summary.json stale). `h5` and `json` are the AtomicFiles of paths.h5 and
+/// paths.json (traces/atomic_file.h).
+void commit_results_pair(AtomicFile& h5, AtomicFile& json, const ResultsPaths& paths);
 
 /// Writes results.h5 content into `path` (a fresh file, truncated). Used by
 /// write_results on its temp file. Throws Error.

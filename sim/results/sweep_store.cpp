@@ -20,14 +20,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// mkstemp creates 0600 files; results are ordinary files (0666 less umask).
-void make_readable(const std::filesystem::path& path) {
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  std::error_code ignored;
-  std::filesystem::permissions(path, static_cast<std::filesystem::perms>(0666 & ~mask), ignored);
-}
-
 std::string dump(const Json& j) { return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n"; }
 
 // The whole file, or nullopt when it cannot be read.
@@ -372,15 +364,7 @@ ResultsPaths merge_points(const std::filesystem::path& dir, const SweepManifest&
     out.close();
     if (!out) throw Error("cannot write '" + json.temp_path().string() + "'");
   }
-  make_readable(h5.temp_path());
-  make_readable(json.temp_path());
-  h5.commit();
-  try {
-    json.commit();
-  } catch (const Error& e) {
-    throw Error("'" + paths.h5.string() + "' is new but '" + paths.json.string() +
-                "' is stale (from an earlier run, or missing): " + e.what());
-  }
+  commit_results_pair(h5, json, paths);
   return paths;
 }
 

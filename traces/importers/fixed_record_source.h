@@ -33,6 +33,18 @@ T load_le(const unsigned char* p) {
 /// None for codes above 15.
 std::optional<AccessOp> libcachesim_op(std::uint32_t code);
 
+/// `v` in lower-case hexadecimal without a prefix ("1a2b"), for messages
+/// naming magic numbers and command bytes.
+inline std::string hex_text(std::uint64_t v) {
+  static const char* digits = "0123456789abcdef";
+  std::string s;
+  do {
+    s.insert(s.begin(), digits[v % 16]);
+    v /= 16;
+  } while (v != 0);
+  return s;
+}
+
 class FixedRecordTraceSource : public ITraceSource {
  public:
   ~FixedRecordTraceSource() override;

@@ -41,7 +41,7 @@ class LcsTraceSource final : public FixedRecordTraceSource {
     std::array<unsigned char, kLcsHeaderBytes> h{};
     const std::size_t n = stream().read(h.data(), h.size());
     if (n >= 8 && load_le<std::uint64_t>(h.data()) != kLcsMagic) {
-      throw InputError(where() + ": not an lcs trace: start magic 0x" + hex(load_le<std::uint64_t>(h.data())) +
+      throw InputError(where() + ": not an lcs trace: start magic 0x" + hex_text(load_le<std::uint64_t>(h.data())) +
                        ", expected 0x123456789abcdef0");
     }
     if (n >= 9 && (h[8] == '<' || h[8] == '>' || h[8] == '=' || h[8] == '!' || h[8] == '@')) {
@@ -55,7 +55,7 @@ class LcsTraceSource final : public FixedRecordTraceSource {
     }
     if (load_le<std::uint64_t>(h.data() + kLcsEndMagicAt) != kLcsMagic) {
       throw InputError(where() + ": corrupt lcs header: end magic (bytes 8184-8191) 0x" +
-                       hex(load_le<std::uint64_t>(h.data() + kLcsEndMagicAt)) + ", expected 0x123456789abcdef0");
+                       hex_text(load_le<std::uint64_t>(h.data() + kLcsEndMagicAt)) + ", expected 0x123456789abcdef0");
     }
     const std::uint64_t version = load_le<std::uint64_t>(h.data() + 8);
     if (version == 0 || version >= kLcsRecordBytes.size()) {
@@ -76,15 +76,6 @@ class LcsTraceSource final : public FixedRecordTraceSource {
     std::size_t i = 0;
     while (i < max && p[i] != 0) ++i;
     return i;
-  }
-  static std::string hex(std::uint64_t v) {
-    static const char* digits = "0123456789abcdef";
-    std::string s;
-    do {
-      s.insert(s.begin(), digits[v % 16]);
-      v /= 16;
-    } while (v != 0);
-    return s;
   }
 
   bool decode(const unsigned char* p, std::uint64_t index, AccessRecord& r) override {

@@ -75,7 +75,7 @@ class VscsiTraceSource final : public FixedRecordTraceSource {
     const std::uint64_t ts_us = load_le<std::uint64_t>(p + 24);
     if (len == 0) {
       if (skip_zero_size()) return false;
-      fail(index, "len == 0 (cmd 0x" + hex(cmd) + "); -o skip_zero_size=1 drops such records");
+      fail(index, "len == 0 (cmd 0x" + hex_text(cmd) + "); -o skip_zero_size=1 drops such records");
     }
     if (ts_us > kMaxTsUs) fail(index, "ts " + std::to_string(ts_us) + " us is out of range");
     r.time_ns = static_cast<Nanoseconds>(ts_us) * 1000;
@@ -85,15 +85,6 @@ class VscsiTraceSource final : public FixedRecordTraceSource {
     return true;
   }
 
-  static std::string hex(unsigned v) {
-    static const char* digits = "0123456789abcdef";
-    std::string s;
-    do {
-      s.insert(s.begin(), digits[v % 16]);
-      v /= 16;
-    } while (v != 0);
-    return s;
-  }
 
   int version_ = 0;
 };
