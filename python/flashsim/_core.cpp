@@ -184,7 +184,7 @@ class PythonPolicy final : public IEvictionPolicy {
   }
   std::size_t size() const override {
     py::gil_scoped_acquire gil;
-    return const_cast<PythonPolicy*>(this)->guarded([&] { return object_.attr("size")(); }).cast<std::size_t>();
+    return guarded([&] { return object_.attr("size")(); }).cast<std::size_t>();
   }
 
  private:
@@ -194,7 +194,7 @@ class PythonPolicy final : public IEvictionPolicy {
   }
   // A Python exception becomes an Error naming the policy (library code throws).
   template <class F>
-  py::object guarded(F&& f) {
+  py::object guarded(F&& f) const {
     try {
       return f();
     } catch (py::error_already_set& e) {

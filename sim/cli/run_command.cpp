@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <optional>
@@ -25,6 +24,7 @@
 #include "sim/results/sweep_store.h"
 #include "sim/run/run_limits.h"
 #include "sim/run/scenario_runner.h"
+#include "traces/trace_formats.h"
 
 
 namespace flashsim::cli {
@@ -33,15 +33,15 @@ namespace {
 
 // The scenario files named: a folder stands for its *.yaml files, sorted.
 // Throws InputError for a path that does not exist or a folder without any.
-// True for a file name a trace importer reads (flashsim trace formats), not YAML.
+// True for a file a trace importer reads (the importers' own detection:
+// name, then first bytes), not YAML.
 bool looks_like_trace(const std::string& path) {
-  std::string name = std::filesystem::path(path).filename().string();
-  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (const char* ext : {".csv", ".h5", ".hdf5", ".bin", ".json", ".gz", ".zst", ".oraclegeneral", ".raw"}) {
-    const std::string e(ext);
-    if (name.size() > e.size() && name.compare(name.size() - e.size(), e.size(), e) == 0) return true;
+  try {
+    detect_trace_format(path);
+    return true;
+  } catch (const InputError&) {
+    return false;
   }
-  return false;
 }
 
 std::vector<std::string> expand_scenarios(const std::vector<std::string>& args) {

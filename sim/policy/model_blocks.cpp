@@ -1,5 +1,10 @@
 #include "sim/policy/model_blocks.h"
 
+#include <algorithm>
+#include <string>
+
+#include "sim/core/errors.h"
+
 namespace flashsim {
 
 std::int32_t expert_of_name(std::string_view name) {
@@ -16,6 +21,21 @@ std::int32_t expert_of_name(std::string_view name) {
 }
 
 std::int32_t expert_of(const BlockCatalogEntry& entry) { return expert_of_name(entry.name); }
+
+ExpertGrid expert_grid(const std::vector<BlockCatalogEntry>& catalog, std::string_view who) {
+  ExpertGrid g;
+  for (const auto& e : catalog) {
+    const std::int32_t x = expert_of(e);
+    if (x < 0 || e.layer < 0) continue;
+    g.layers = std::max(g.layers, e.layer + 1);
+    g.experts = std::max(g.experts, x + 1);
+  }
+  if (g.experts == 0) {
+    throw InputError(std::string(who) + ": the trace's catalog names no expert (a weight named '...experts.N...' "
+                                        "with a layer)");
+  }
+  return g;
+}
 
 bool is_weight_kind(std::string_view kind) {
   return !(kind.empty() || kind == "kv_page" || kind == "io" || kind == "activation");

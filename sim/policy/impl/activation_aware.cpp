@@ -44,17 +44,10 @@ class ActivationAwarePolicy final : public IEvictionPolicy {
     if (c.meta == nullptr || c.catalog == nullptr) {
       throw InputError("activation_aware: needs a trace with a block catalog (layer and expert of each block)");
     }
-    for (const auto& e : c.meta->catalog) {
-      const std::int32_t x = expert_of(e);
-      if (x < 0 || e.layer < 0) continue;
-      layers_ = std::max(layers_, e.layer + 1);
-      experts_ = std::max(experts_, x + 1);
-    }
-    if (experts_ == 0) {
-      throw InputError("activation_aware: the trace's catalog names no expert (a weight named '...experts.N...' "
-                       "with a layer)");
-    }
-    const std::size_t g = static_cast<std::size_t>(layers_) * static_cast<std::size_t>(experts_);
+    const ExpertGrid grid = expert_grid(c.meta->catalog, "activation_aware");
+    layers_ = grid.layers;
+    experts_ = grid.experts;
+    const std::size_t g = grid.size();
     groups_.resize(g);
     freq_.assign(g, 0.0);
     current_.assign(g, 0);

@@ -37,25 +37,18 @@ class ExpertSpeculativePrefetcher final : public IPrefetcher {
       throw InputError("expert_speculative: needs a trace with a block catalog (layer and expert of each block)");
     }
     index_ = CatalogIndex(&c.meta->catalog);
-    std::map<std::pair<std::int32_t, std::int32_t>, std::vector<BlockId>> blocks;
-    for (const auto& e : c.meta->catalog) {
-      const std::int32_t x = expert_of(e);
-      if (x >= 0 && e.layer >= 0) blocks[{e.layer, x}].push_back(e.id);
-    }
-    if (blocks.empty()) {
-      throw InputError("expert_speculative: the trace's catalog names no expert (a weight named '...experts.N...' "
-                       "with a layer)");
-    }
-    for (const auto& [key, ids] : blocks) {
-      layers_ = std::max(layers_, key.first + 1);
-      experts_ = std::max(experts_, key.second + 1);
-    }
+    const ExpertGrid grid = expert_grid(c.meta->catalog, "expert_speculative");
+    layers_ = grid.layers;
+    experts_ = grid.experts;
     if (ahead_ >= layers_) {
       throw InputError("expert_speculative: layers_ahead " + std::to_string(ahead_) + " reaches past the model's " +
                        std::to_string(layers_) + " expert layers (at most " + std::to_string(layers_ - 1) + ")");
     }
-    expert_blocks_.resize(static_cast<std::size_t>(layers_ * experts_));
-    for (auto& [key, ids] : blocks) expert_blocks_[static_cast<std::size_t>(key.first * experts_ + key.second)] = std::move(ids);
+    expert_blocks_.resize(grid.size());
+    for (const auto& e : c.meta->catalog) {
+      const std::int32_t x = expert_of(e);
+      if (x >= 0 && e.layer >= 0) expert_blocks_[grid.index(e.layer, x)].push_back(e.id);
+    }
   }
 
   std::string_view name() const override { return "expert_speculative"; }
