@@ -15,6 +15,7 @@ pkgs=(
   python3 python3-matplotlib python3-h5py   # tools/plot_mrc.py
   parallel slurm-wlm                        # sweeps as shards (docs/sweeps.md; tests run both)
   pybind11-dev python3-dev python3-pandas python3-pytest   # the Python package (python/) and its tests
+  python3-venv                              # the project environment .venv (tools/setup.sh)
 )
 missing=()
 for p in "${pkgs[@]}"; do
