@@ -1,10 +1,19 @@
 #include "traces/trace_formats.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <iostream>
+#include <optional>
 #include <vector>
 
 #include "sim/core/errors.h"
 #include "sim/core/input_file.h"
+#include "sim/core/temp_folder.h"
+#include "traces/atomic_file.h"
 #include "traces/byte_stream.h"
 #include "traces/csv_trace_writer.h"
 #include "traces/hdf5_trace.h"
@@ -18,10 +27,74 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// The formats read through ByteStream (traces/byte_stream.h), so .zst works.
+// The formats that read a .zst themselves: streamed through ByteStream
+// (traces/byte_stream.h), or, for hdf5, through a decompressed temp copy.
 bool reads_zstd(const std::string& format) {
-  return format == "oraclegeneral" || format == "txt" || format == "vscsi" || format == "twr" || format == "lcs";
+  return format == "oraclegeneral" || format == "txt" || format == "vscsi" || format == "twr" || format == "lcs" ||
+         format == "csv" || format == "kineto" || format == "hdf5";
 }
+
+// HDF5 reads by offset (superblock, B-trees, chunk index), which a zstd
+// stream cannot give: a .h5.zst is decompressed once, streamed, into a
+// private folder in TMPDIR and read from there. The copy goes with this
+// source (RAII: also when opening it throws), on SIGINT/SIGTERM (the
+// signal guards), and after a SIGKILL at the next .zst open.
+class DecompressedHdf5Source final : public ITraceSource {
+ public:
+  DecompressedHdf5Source(const std::filesystem::path& path, std::size_t window_records)
+      : folder_(temp_prefix()), folder_guard_(folder_.path()), copy_(folder_.path() / name_without_zstd(path)),
+        copy_guard_(copy_) {
+    std::error_code ec;
+    const auto compressed = std::filesystem::file_size(path, ec);
+    std::cerr << "flashsim: " << path.string() << ": HDF5 needs random access, so this zstd file ("
+              << (ec ? std::string("size unknown") : std::to_string(compressed) + " B") << ") is decompressed to "
+              << copy_.string() << " first and removed when done (TMPDIR chooses the folder)\n";
+    decompress(path);
+    try {
+      inner_.emplace(copy_, window_records);
+    } catch (const InputError& e) {
+      throw InputError(path.string() + " (decompressed to " + copy_.string() + "): " + e.what());
+    }
+  }
+
+  const TraceMeta& meta() const override { return inner_->meta(); }
+  std::size_t read(std::span<AccessRecord> out) override { return inner_->read(out); }
+  void rewind() override { inner_->rewind(); }
+
+ private:
+  static std::string temp_prefix() {
+    std::error_code ec;
+    const std::filesystem::path base = std::filesystem::temp_directory_path(ec);
+    const std::string removed = describe_removed(remove_stale_temp_files(ec ? "/tmp" : base, "flashsim-zstd-"));
+    if (!removed.empty()) std::cerr << "flashsim: " << removed << "\n";
+    return "flashsim-zstd-" + std::to_string(::getpid()) + "-";
+  }
+
+  void decompress(const std::filesystem::path& path) {
+    ByteStream in(path);
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(std::fopen(copy_.c_str(), "wb"), &std::fclose);
+    if (!out) throw Error(copy_.string() + ": cannot create the decompressed copy: " + std::strerror(errno));
+    std::vector<char> chunk(std::size_t{1} << 20);
+    while (const std::size_t n = in.read(chunk.data(), chunk.size())) {
+      if (std::fwrite(chunk.data(), 1, n, out.get()) != n) {
+        throw Error(copy_.string() + ": cannot write the decompressed copy of " + path.string() + " (at byte " +
+                    std::to_string(in.position() - n) + "): " + std::strerror(errno));
+      }
+    }
+    if (std::fclose(out.release()) != 0) {
+      throw Error(copy_.string() + ": cannot write the decompressed copy of " + path.string() + ": " +
+                  std::strerror(errno));
+    }
+  }
+
+  // Declaration order is destruction order reversed: the HDF5 file closes,
+  // then the copy and its folder go.
+  TempFolder folder_;
+  SignalCleanupGuard folder_guard_;
+  std::filesystem::path copy_;
+  SignalCleanupGuard copy_guard_;
+  std::optional<Hdf5TraceSource> inner_;
+};
 
 // libCacheSim lcs files start with the magic 0x123456789abcdef0 (little-endian).
 bool starts_with_lcs_magic(const std::filesystem::path& path) {
@@ -35,10 +108,14 @@ bool starts_with_lcs_magic(const std::filesystem::path& path) {
 
 FLASHSIM_REGISTER_TRACE_FORMAT((TraceFormatRegistry::Entry{
     "hdf5",
-    "flashsim's canonical trace file (schema v1; traces/hdf5_trace.h)",
+    "flashsim's canonical trace file (schema v1; traces/hdf5_trace.h); .h5.zst through a decompressed temp copy",
     {{"window_records", ParamType::integer, "65536", "records read per hyperslab (memory bound)", 1, 1e8, {}}},
     [](const ParamValues& p, const TraceOpenContext& c) -> std::unique_ptr<ITraceSource> {
-      return std::make_unique<Hdf5TraceSource>(c.path, static_cast<std::size_t>(p.integer("window_records")));
+      const auto window = static_cast<std::size_t>(p.integer("window_records"));
+      if (std::filesystem::is_regular_file(c.path) && is_zstd_file(c.path)) {
+        return std::make_unique<DecompressedHdf5Source>(c.path, window);
+      }
+      return std::make_unique<Hdf5TraceSource>(c.path, window);
     }}));
 
 }  // namespace
@@ -72,8 +149,8 @@ std::unique_ptr<ITraceSource> open_trace(const std::filesystem::path& path, cons
   require_input_file(path, true);  // a folder: raw capture files
   if (!reads_zstd(name) && std::filesystem::is_regular_file(path) && is_zstd_file(path)) {
     throw InputError(path.string() + ": zstd-compressed, and the " + name +
-                     " reader does not decompress (the streamed formats oraclegeneral, txt, vscsi, twr and lcs "
-                     "do); decompress it first: zstd -d " + path.string());
+                     " reader does not decompress (oraclegeneral, txt, vscsi, twr, lcs, csv and kineto stream it; "
+                     "hdf5 reads a decompressed temp copy); decompress it first: zstd -d " + path.string());
   }
   return entry.factory(ParamValues::resolve("trace format " + name, entry.params, options), TraceOpenContext{path});
 }

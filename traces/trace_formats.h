@@ -1,7 +1,7 @@
 // Trace formats found by name (Ramulator 2's registry; no switch on names):
 // "hdf5" (the canonical file), "csv", libCacheSim's "oraclegeneral", "txt",
-// "vscsi", "twr" and "lcs" (these five also zstd-compressed), and "kineto"
-// (PyTorch profiler chrome traces). Each importer is one file in
+// "vscsi", "twr" and "lcs", and "kineto" (PyTorch profiler chrome traces);
+// each also zstd-compressed (streamed; hdf5 through a temp copy). Each importer is one file in
 // traces/importers/ that registers a factory of ITraceSource with its
 // declared options; adding a format is adding a file.
 #pragma once
@@ -37,7 +37,10 @@ std::string detect_trace_format(const std::filesystem::path& path);
 /// Opens `path` as `format` ("" = detect_trace_format) with options (key →
 /// value text, checked against the format's declared parameters: an unknown
 /// key is an error). Throws UnknownNameError (format) or InputError (also
-/// for a zstd-compressed file in a format that does not stream: hdf5, csv, …).
+/// for a zstd-compressed file in a format that cannot read one: cupti, nsys).
+/// A zstd-compressed hdf5 file is decompressed into a folder in TMPDIR first
+/// (one line on stderr says so), removed when the source is destroyed; a
+/// failed write there is an Error naming the copy.
 std::unique_ptr<ITraceSource> open_trace(const std::filesystem::path& path, const std::string& format = "",
                                          const std::map<std::string, std::string>& options = {});
 

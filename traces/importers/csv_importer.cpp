@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <charconv>
 #include <fstream>
+#include <istream>
 #include <limits>
 #include <unordered_map>
 
 #include "sim/core/errors.h"
 #include "sim/core/input_file.h"
+#include "traces/byte_stream_buf.h"
 #include "traces/csv_trace_writer.h"
 #include "traces/record_validator.h"
 #include "traces/text_fields.h"
@@ -132,8 +134,9 @@ struct CsvTraceSource::State {
   std::string where;
   CsvImportOptions options;
   TraceMeta meta;
-  std::ifstream in;
-  std::vector<char> io_buffer;
+  // Plain or zstd (ByteStreamBuf): the same parser reads both, streamed.
+  std::unique_ptr<ByteStreamBuf> buffer;
+  std::istream in{nullptr};
   std::streampos data_start = 0;
   std::uint64_t data_start_line = 0;  // 1-based number of the first data line minus 1
   std::uint64_t line_no = 0;
@@ -346,10 +349,11 @@ CsvTraceSource::CsvTraceSource(std::filesystem::path path, CsvImportOptions opti
   for (auto* list : {&s.options.op_read, &s.options.op_write}) {
     for (auto& v : *list) v = trace_text::to_lower(v);
   }
-  s.io_buffer.resize(1 << 20);
-  s.in.rdbuf()->pubsetbuf(s.io_buffer.data(), static_cast<std::streamsize>(s.io_buffer.size()));
-  s.in.open(s.path, std::ios::binary);
-  if (!s.in) throw InputError(s.where + ": cannot open for reading");
+  s.buffer = std::make_unique<ByteStreamBuf>(s.path);
+  s.in.rdbuf(s.buffer.get());
+  // A read error or a corrupt zstd stream surfaces as ByteStream's own
+  // InputError (file and offset), not as a silent end of the data.
+  s.in.exceptions(std::ios::badbit);
   // The first line with content decides about the header.
   std::streampos before = s.in.tellg();
   bool found = false;

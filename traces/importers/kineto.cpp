@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "sim/core/errors.h"
+#include "traces/byte_stream.h"
+#include "traces/byte_stream_buf.h"
 #include "traces/record_validator.h"
 #include "traces/text_fields.h"
 #include "traces/trace_formats.h"
@@ -298,16 +300,26 @@ KinetoTraceSource::KinetoTraceSource(std::filesystem::path path, KinetoImportOpt
   std::vector<KernelSpan> kernels;
   std::vector<KinetoProgramEvent> program_events;
   {
-    GzipStreamBuf buffer(path);
-    std::istream text(&buffer);
+    // .zst through ByteStream (its errors name the file and the compressed
+    // offset as they happen); anything else through zlib (.json, .json.gz).
+    std::unique_ptr<std::streambuf> buffer;
+    GzipStreamBuf* gzip = nullptr;
+    if (is_zstd_file(path)) {
+      buffer = std::make_unique<ByteStreamBuf>(path);
+    } else {
+      auto g = std::make_unique<GzipStreamBuf>(path);
+      gzip = g.get();
+      buffer = std::move(g);
+    }
+    std::istream text(buffer.get());
     MemcpyCollector collector(where);
     try {
       nlohmann::json::sax_parse(text, &collector);
     } catch (const InputError&) {
-      buffer.check();  // a decompression error is the cause of what the parser saw
+      if (gzip != nullptr) gzip->check();  // a decompression error is the cause of what the parser saw
       throw;
     }
-    buffer.check();
+    if (gzip != nullptr) gzip->check();
     if (!collector.saw_events()) throw InputError(where + ": no traceEvents array (not a Kineto/chrome trace?)");
     events = std::move(collector.events());
     kernels = std::move(collector.kernels());
@@ -367,7 +379,7 @@ namespace {
 
 FLASHSIM_REGISTER_TRACE_FORMAT((TraceFormatRegistry::Entry{
     "kineto",
-    "PyTorch profiler (Kineto) chrome trace, .json or .json.gz: host-to-device weight copies become accesses",
+    "PyTorch profiler (Kineto) chrome trace, .json, .json.gz or .json.zst: host-to-device weight copies become accesses",
     copy_import_param_specs(true),
     [](const ParamValues& p, const TraceOpenContext& c) -> std::unique_ptr<ITraceSource> {
       return std::make_unique<KinetoTraceSource>(c.path, copy_import_options(p));

@@ -1,11 +1,13 @@
 // PyTorch profiler (Kineto) chrome traces (format "kineto"): every
 // host-to-device copy of a weight becomes an access of a weight block.
-// Reads .json or gzip-compressed .json.gz (detected by the gzip magic).
+// Reads .json, gzip-compressed .json.gz (detected by the gzip magic) or
+// zstd-compressed .json.zst (traces/byte_stream.h).
 //
-// Memory: the decompressed JSON text is held in memory and parsed with
-// nlohmann-json's SAX interface (no DOM); only gpu_memcpy and kernel events are kept.
-// Kineto traces are the size of one profiling session (tens of MB), so this
-// format is not streamed; the records it produces are held in memory.
+// Memory: the JSON text is parsed as it is read and decompressed, with
+// nlohmann-json's SAX interface (no DOM, never the whole text); only
+// gpu_memcpy, kernel and the program's events are kept. Kineto traces are
+// the size of one profiling session (tens of MB), so the records it
+// produces are built once and held in memory.
 //
 // The rules (docs/traces.md explains them with the recorded H200 trace):
 //  * Copies: events with cat "gpu_memcpy", in time order (ts, then file
