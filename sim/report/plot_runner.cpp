@@ -1,8 +1,5 @@
 #include "sim/report/plot_runner.h"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,11 +10,10 @@
 #include <sstream>
 #include <system_error>
 
+#include "sim/core/child_process.h"
 #include "sim/core/errors.h"
 #include "sim/core/temp_folder.h"
 #include "sim/scenario/embedded_files.h"
-
-extern char** environ;
 
 namespace flashsim::report {
 
@@ -41,49 +37,6 @@ void write_text(const std::filesystem::path& path, std::string_view text) {
   out << text;
   out.close();
   if (!out) throw Error("cannot write '" + path.string() + "'");
-}
-
-// Trailing lines of a process's stderr, for an error message.
-std::string tail(const std::string& text, std::size_t max_chars = 2000) {
-  std::string t = text;
-  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
-  return t.size() <= max_chars ? t : "..." + t.substr(t.size() - max_chars);
-}
-
-struct ProcessResult {
-  bool started = false;
-  int start_errno = 0;
-  int exit_code = -1;  ///< -1: killed by a signal
-};
-
-// argv[0] is looked up on PATH when it has no '/'. stdout and stderr go to files.
-ProcessResult run_process(const std::vector<std::string>& args, const std::filesystem::path& out,
-                          const std::filesystem::path& err) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = args[0].find('/') == std::string::npos
-                     ? posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ)
-                     : posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  ProcessResult result;
-  if (rc != 0) {
-    result.start_errno = rc;
-    return result;
-  }
-  result.started = true;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) throw Error(std::string("waitpid: ") + std::strerror(errno));
-  }
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
 }
 
 // The <svg> element of a matplotlib SVG file: HTML5 takes no XML prolog or DOCTYPE.
@@ -114,7 +67,7 @@ PlotOutcome plot_validation(const std::filesystem::path& validation_json, const 
   std::vector<std::string> args{python, "-s", script_file.string(), absolute.string(), "--out", plots.string(),
                                 "--id-salt", options.id_salt};
   args.insert(args.end(), options.extra_args.begin(), options.extra_args.end());
-  const ProcessResult p = run_process(args, temp.path() / "stdout.txt", temp.path() / "stderr.txt");
+  const ChildOutcome p = run_child(args, temp.path() / "stdout.txt", temp.path() / "stderr.txt");
   PlotOutcome outcome;
   if (!p.started || p.exit_code == 127) {  // 127: the shell-style "not found" of a wrapper
     outcome.skipped_reason = "cannot run '" + python + "'" +
@@ -123,7 +76,7 @@ PlotOutcome plot_validation(const std::filesystem::path& validation_json, const 
   }
   const std::string err = read_text(temp.path() / "stderr.txt");
   if (p.exit_code == kExitNoMatplotlib) {
-    outcome.skipped_reason = "'" + python + "' " + tail(err, 400);
+    outcome.skipped_reason = "'" + python + "' " + output_tail(err, 400);
     const std::string prefix = "plot_validation.py: ";
     if (const std::size_t at = outcome.skipped_reason.find(prefix); at != std::string::npos) {
       outcome.skipped_reason.erase(at, prefix.size());
@@ -131,13 +84,13 @@ PlotOutcome plot_validation(const std::filesystem::path& validation_json, const 
     return outcome;
   }
   if (p.exit_code == kExitBadInput) {
-    throw InputError("'" + validation_json.string() + "': the plot script refused it: " + tail(err));
+    throw InputError("'" + validation_json.string() + "': the plot script refused it: " + output_tail(err));
   }
   if (p.exit_code != 0) {
     throw Error("the plot script (" + std::string(kScriptPath) + ", run by '" + python + "') failed on '" +
                 validation_json.string() + "' (" +
                 (p.exit_code < 0 ? std::string("killed by a signal") : "exit status " + std::to_string(p.exit_code)) +
-                "): " + tail(err));
+                "): " + output_tail(err));
   }
   const std::filesystem::path manifest = plots / "plots.json";
   nlohmann::json figures;

@@ -1,0 +1,137 @@
+"""`flashsim results export`: its CSV and Parquet tables read back by pandas
+equal what flashsim.Results shows (the same run's summary, time series,
+requests and components, value for value, doubles to the bit), and the
+snippet of docs/python.md ("Results as CSV and Parquet") runs as written.
+Parquet needs pyarrow (tools/setup.sh installs it into .venv): skipped
+without it, except under CI=true."""
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import flashsim
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+MINI = os.path.join(ROOT, "scenarios", "examples", "mixtral-mini-experts.yaml")
+
+
+def _binary():
+    """The flashsim command beside the package built into build/python."""
+    path = os.environ.get("FLASHSIM_BINARY") or os.path.join(
+        os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(flashsim.__file__)))), "bin", "flashsim")
+    if not os.access(path, os.X_OK):
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"no flashsim command at {path} (set FLASHSIM_BINARY)")
+        pytest.skip(f"no flashsim command at {path} (an installed package without the build tree)")
+    return path
+
+
+def _need_pyarrow():
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError as e:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"pyarrow missing under CI=true ({e}): tools/setup.sh installs it into .venv")
+        pytest.skip(f"pyarrow is not installed for {sys.executable} ({e}); tools/setup.sh installs it into .venv")
+
+
+def _flashsim(*args, cwd):
+    # The Parquet converter runs with this interpreter, the one whose pyarrow was checked.
+    env = dict(os.environ, FLASHSIM_PYTHON=sys.executable)
+    p = subprocess.run([_binary(), *args], cwd=cwd, env=env, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    return p
+
+
+@pytest.fixture(scope="module")
+def mini(tmp_path_factory):
+    """The mini Mixtral under LRU and 2Q: windows, requests and components in every run."""
+    out = tmp_path_factory.mktemp("export") / "res"
+    return flashsim.run(MINI, policies=["lru", "2q"], out=str(out))
+
+
+def _by_run(table, run):
+    return table[table["run"] == run].drop(columns="run").reset_index(drop=True)
+
+
+def _check_tables(folder, ext, res):
+    read = (lambda name: pd.read_parquet(folder / f"{name}.parquet")) if ext == "parquet" else \
+        (lambda name: pd.read_csv(folder / f"{name}.csv", keep_default_na=False, float_precision="round_trip"))
+    summary = read("summary")
+    want = res.summary
+    assert list(summary.columns) == list(want.columns)
+    assert len(summary) == 2
+    for col in want.columns:
+        got = summary[col].map(json.loads) if col == "params" else summary[col]
+        assert got.tolist() == want[col].tolist(), col  # exact: == on floats, dicts, text
+    assert summary.loc[1, "params"] == '{"kin":"0.25","kout":"0.5"}'
+    for name in ("timeseries", "requests", "components"):
+        table = read(name)
+        assert table.columns[0] == "run"
+        total = 0
+        for run in range(2):
+            mine = getattr(res, name)(run)
+            assert len(mine) > 0, name
+            # Parquet keeps the dtypes (uint64 counters as h5py gives them); CSV's are pandas' guesses.
+            pd.testing.assert_frame_equal(_by_run(table, run), mine, check_dtype=(ext == "parquet"), obj=f"{name} {run}")
+            total += len(mine)
+        assert len(table) == total
+
+
+def test_csv_equals_results(mini, tmp_path):
+    _flashsim("results", "export", mini.path, "--format", "csv", "--out", str(tmp_path / "csv"), cwd=tmp_path)
+    _check_tables(tmp_path / "csv", "csv", mini)
+
+
+def test_parquet_equals_results(mini, tmp_path):
+    _need_pyarrow()
+    p = _flashsim("results", "export", mini.path, "--format", "parquet", cwd=tmp_path)
+    out = os.path.join(mini.path, "export-parquet")
+    assert f"wrote {out}/:" in p.stdout
+    assert sorted(os.listdir(out)) == ["components.parquet", "requests.parquet", "summary.parquet",
+                                       "timeseries.parquet"]  # no temp files left
+    from pathlib import Path
+    _check_tables(Path(out), "parquet", mini)
+    # The schema's types: counters unsigned, times signed, ratios double, text as str.
+    ts = pd.read_parquet(Path(out) / "timeseries.parquet")
+    assert ts["hits"].dtype == np.uint64 and ts["stall_ns"].dtype == np.int64
+    s = pd.read_parquet(Path(out) / "summary.parquet")
+    assert s["hits"].dtype == np.uint64 and s["oom_token_index"].dtype == np.int64
+    assert s["hit_ratio_by_byte"].dtype == np.float64 and isinstance(s.loc[0, "policy_label"], str)
+
+
+def _docs_section():
+    text = open(os.path.join(ROOT, "docs", "python.md"), encoding="utf-8").read()
+    section = text.split("## Results as CSV and Parquet", 1)[1].split("\n## ", 1)[0]
+    shell = re.search(r"```sh\n(.*?)```", section, re.S).group(1)
+    python = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    return shell, python
+
+
+def test_docs_snippet_runs_as_written(mini, tmp_path):
+    """docs/python.md's export commands and its pandas one-liners, on a copy named as the docs name it."""
+    _need_pyarrow()
+    shell, python = _docs_section()
+    os.symlink(mini.path, tmp_path / "res")
+    commands = [shlex.split(line.split("#", 1)[0]) for line in shell.splitlines()
+                if line.startswith("flashsim results export")]
+    assert len(commands) == 2  # csv and parquet
+    for argv in commands:
+        _flashsim(*argv[1:], cwd=tmp_path)
+    scope = {}
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        exec(compile(python, "docs/python.md", "exec"), scope)
+    finally:
+        os.chdir(cwd)
+    # What the snippet's names hold: the Results tables.
+    assert scope["summary"]["hit_ratio_by_byte"].tolist() == mini.summary["hit_ratio_by_byte"].tolist()
+    pd.testing.assert_frame_equal(_by_run(scope["timeseries"], 0), mini.timeseries(0))
+    assert scope["hits"].tolist() == mini.summary["hits"].tolist()
