@@ -15,8 +15,8 @@ import tempfile
 
 from . import _core
 
-__all__ = ["run", "Results", "read_trace", "write_trace", "policies", "prefetchers", "register_policy",
-           "InputError", "Error"]
+__all__ = ["run", "replay", "Results", "read_trace", "write_trace", "policies", "prefetchers", "register_policy",
+           "register_prefetcher", "InputError", "Error"]
 
 InputError = _core.InputError
 Error = _core.Error
@@ -98,6 +98,15 @@ class Results:
             import pandas as pd
             return pd.DataFrame()
 
+    @property
+    def replay(self):
+        """A replay's per-run hardware facts (one row per run, the /replay
+        attributes: decisions, decision_ns_mean/p50/p99/max = host policy
+        cost, host_issue_seconds, checksum_mismatches, ...); empty for
+        simulator results."""
+        import pandas as pd
+        return pd.DataFrame(self._doc.get("replay", []))
+
     def __repr__(self):
         return f"flashsim.Results({self.path!r}: {len(self._doc['runs'])} runs)"
 
@@ -133,12 +142,100 @@ def prefetchers():
     return _core.prefetchers()
 
 
-def register_policy(name, cls, summary=""):
+def register_policy(name, cls, summary="", params=None):
     """Registers an eviction policy written in Python under `name`, usable in any
-    scenario run by flashsim.run (policies: [NAME]). `cls(capacity_bytes,
-    block_count)` builds one instance per run; it implements the C++ interface's
-    hooks (sim/policy/i_eviction_policy.h): on_hit(a), on_insert(a), evict(now_ns,
+    scenario run by flashsim.run or flashsim.replay (policies: [NAME], or
+    {impl: NAME, params: {...}}). `cls(capacity_bytes, block_count, **params)`
+    builds one instance per run; it implements the C++ interface's hooks
+    (sim/policy/i_eviction_policy.h): on_hit(a), on_insert(a), evict(now_ns,
     allows) -> block or None (only blocks for which allows(block) is true),
-    remove(block), size(); optionally on_miss(a), on_bypass(a). `a` has block,
-    bytes, now_ns, access_index, next_use_index, is_prefetch."""
-    _core.register_policy(name, cls, summary)
+    remove(block), size(); optionally on_miss(a), on_bypass(a). `a` is a
+    PolicyAccess (block, bytes, now_ns, access_index, next_use_index, op,
+    is_prefetch). params: {name: default} (bool, int, float or str), set
+    from a scenario like a C++ policy's and checked against the default's type."""
+    _core.register_policy(name, cls, summary, params or {})
+
+
+def register_prefetcher(name, cls, summary="", params=None):
+    """Registers a prefetcher written in Python under `name`, usable in a
+    scenario's `prefetch:` lists like a C++ one (sim/prefetch/i_prefetcher.h).
+    `cls(context, **params)` builds one per run; context has capacity_bytes,
+    seed, catalog (CatalogEntry: id, name, bytes, layer, kind, segment) and
+    operators (OperatorEntry: name, layer, segment, blocks, routed_blocks,
+    compute_ns; empty for recorded traces). The object implements
+    on_access(a, view, actions): `a` a PrefetchAccess (block_id, bytes,
+    now_ns, access_index, stream_id, request_id, token_index, phase,
+    operator_id, outcome 'hit'/'delayed_hit'/'miss'); `view` the fast tier
+    (state(b) -> 'absent'/'in_flight'/'resident'/'in_use', capacity_bytes(),
+    reserved_bytes(), last_access_ns(b), residents(), in_next_tier(b));
+    `actions` prefetch(b) -> bool and evict(b) -> bool. view and actions are
+    valid only during the call. Optionally preview(record, access_index) with
+    wants_preview = True: every trace record before the first access (for
+    prefetchers that model a predictor of the trace, as expert_speculative)."""
+    _core.register_prefetcher(name, cls, summary, params or {})
+
+
+_REPLAY_FLAGS = {"no_cache", "replay_gaps", "l2_mode", "verify"}
+
+
+def _replay_args(options):
+    """flashsim.replay's keyword options as `flashsim replay` arguments."""
+    args = []
+    for key, value in options.items():
+        flag = "--" + key.replace("_", "-")
+        if key in _REPLAY_FLAGS:
+            if value:
+                args.append(flag)
+        elif key in ("nvml", "access_log", "l2_window"):
+            if not value:
+                args.append({"nvml": "--no-nvml", "access_log": "--no-access-log",
+                             "l2_window": "--l2-no-window"}[key])
+        elif key == "prefetcher_params":
+            for k, v in value.items():
+                args += ["--prefetcher-param", f"{k}={v}"]
+        else:
+            args += [flag, str(value)]
+    return args
+
+
+def replay(scenario="builtin:default", overrides=None, out=None, label=None, **options):
+    """Replays a scenario on the GPU (`flashsim replay`, in this process, so
+    policies and prefetchers registered from Python run there too) and returns
+    its Results; Results.replay has the host decision cost per run
+    (decision_ns_mean/p50/p99, decisions). scenario and overrides as run();
+    out: the results root (default: a new temporary folder), the results go
+    to OUT/<scenario name>[-label]. options are the command's: backing=
+    "pageable", kernel="gemv", copy_streams=2, run_ahead=8, no_cache=True,
+    prefetcher="lookahead", prefetcher_params={...}, replay_gaps=True,
+    l2_mode=True, l2_window=False, verify=True, nvml=False, access_log=False,
+    device=0, max_accesses=N. Raises flashsim.Error without a GPU or when this
+    build has no replay (flashsim._core.have_replay)."""
+    import time
+    out = os.fspath(out) if out else tempfile.mkdtemp(prefix="flashsim-replay-")
+    args = [*(_override_args(overrides)), "--out", out]
+    if label:
+        args += ["--label", label]
+    args += _replay_args(options)
+    with tempfile.TemporaryDirectory(prefix="flashsim-scenario-") as tmp:
+        if isinstance(scenario, dict):
+            path = os.path.join(tmp, "scenario.yaml")
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(scenario, f)  # JSON is YAML
+            args.insert(0, path)
+        elif os.fspath(scenario) != "builtin:default":
+            args.insert(0, os.fspath(scenario))
+        started = time.time()
+        _core.replay(args)
+    written = [os.path.join(out, d) for d in sorted(os.listdir(out))
+               if os.path.isfile(os.path.join(out, d, "summary.json"))
+               and os.path.getmtime(os.path.join(out, d, "summary.json")) >= started - 1]
+    if len(written) != 1:
+        raise Error(f"flashsim.replay: expected one results folder written under {out}, found {written}")
+    return Results(written[0])
+
+
+def _override_args(overrides):
+    args = []
+    for k, v in (overrides or {}).items():
+        args += ["--set", _override_text(k, v)]
+    return args

@@ -1,19 +1,19 @@
 // The Python package's native core (pybind11): runs scenarios in-process,
-// lists the registries, reads and writes canonical traces, and registers
-// eviction policies written in Python into the same PolicyRegistry every
-// driver reads (so a scenario names them like any other). The Python side
+// lists the registries, reads and writes canonical traces; components
+// written in Python (python/native/python_components.h) and the GPU replay
+// (python/native/replay_binding.h) are bound here too. The Python side
 // (flashsim/__init__.py) turns results into pandas DataFrames.
-#include <pybind11/functional.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <filesystem>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
+#include "python/native/python_components.h"
+#include "python/native/replay_binding.h"
 #include "sim/core/errors.h"
 #include "sim/policy/i_eviction_policy.h"
 #include "sim/prefetch/i_prefetcher.h"
@@ -143,95 +143,6 @@ void write_trace(py::dict columns, const std::string& path) {
   writer.finish();
 }
 
-// ---- eviction policies written in Python ----
-
-// The IEvictionPolicy a Python object implements: on_hit(a), on_miss(a),
-// on_insert(a), on_bypass(a), evict(now_ns, allows) -> block or None,
-// remove(block), size(). `a` is a PolicyAccess. The GIL is taken per call.
-class PythonPolicy final : public IEvictionPolicy {
- public:
-  PythonPolicy(std::string name, py::object object) : name_(std::move(name)), object_(std::move(object)) {
-    py::gil_scoped_acquire gil;
-    for (const char* m : {"on_hit", "on_insert", "evict", "remove", "size"}) {
-      if (!py::hasattr(object_, m)) throw InputError("python policy '" + name_ + "': no method " + m);
-    }
-    has_on_miss_ = py::hasattr(object_, "on_miss");
-    has_on_bypass_ = py::hasattr(object_, "on_bypass");
-  }
-  ~PythonPolicy() override {
-    py::gil_scoped_acquire gil;
-    object_ = py::object();
-  }
-  std::string_view name() const override { return name_; }
-  void on_hit(const PolicyAccess& a) override { call("on_hit", a); }
-  void on_miss(const PolicyAccess& a) override {
-    if (has_on_miss_) call("on_miss", a);
-  }
-  void on_insert(const PolicyAccess& a) override { call("on_insert", a); }
-  void on_bypass(const PolicyAccess& a) override {
-    if (has_on_bypass_) call("on_bypass", a);
-  }
-  std::optional<BlockIndex> evict(Nanoseconds now_ns, const EvictionFilter& filter) override {
-    py::gil_scoped_acquire gil;
-    const std::function<bool(BlockIndex)> allows = [&filter](BlockIndex b) { return filter.allows(b); };
-    py::object v = guarded([&] { return object_.attr("evict")(now_ns, allows); });
-    if (v.is_none()) return std::nullopt;
-    return v.cast<BlockIndex>();
-  }
-  void remove(BlockIndex block) override {
-    py::gil_scoped_acquire gil;
-    guarded([&] { return object_.attr("remove")(block); });
-  }
-  std::size_t size() const override {
-    py::gil_scoped_acquire gil;
-    return guarded([&] { return object_.attr("size")(); }).cast<std::size_t>();
-  }
-
- private:
-  void call(const char* method, const PolicyAccess& a) {
-    py::gil_scoped_acquire gil;
-    guarded([&] { return object_.attr(method)(a); });
-  }
-  // A Python exception becomes an Error naming the policy (library code throws).
-  template <class F>
-  py::object guarded(F&& f) const {
-    try {
-      return f();
-    } catch (py::error_already_set& e) {
-      throw Error("python policy '" + name_ + "': " + e.what());
-    }
-  }
-  std::string name_;
-  py::object object_;
-  bool has_on_miss_ = false, has_on_bypass_ = false;
-};
-
-std::set<std::string>& python_policy_names() {
-  static std::set<std::string> names;
-  return names;
-}
-
-// Registers `factory(capacity_bytes, block_count)` -> object under `name`.
-void register_policy(const std::string& name, py::function factory, const std::string& summary) {
-  if (PolicyRegistry::instance().has(name)) {
-    throw InputError("register_policy: '" + name + "' is already registered (choose another name)");
-  }
-  auto shared = std::make_shared<py::function>(std::move(factory));
-  PolicyRegistry::instance().add(PolicyRegistry::Entry{
-      name, summary.empty() ? "written in Python" : summary, {},
-      [name, shared](const ParamValues&, const PolicyContext& c) -> std::unique_ptr<IEvictionPolicy> {
-        py::gil_scoped_acquire gil;
-        py::object object;
-        try {
-          object = (*shared)(c.capacity_bytes, c.block_count);
-        } catch (py::error_already_set& e) {
-          throw InputError("python policy '" + name + "': its factory raised " + e.what());
-        }
-        return std::make_unique<PythonPolicy>(name, std::move(object));
-      }});
-  python_policy_names().insert(name);
-}
-
 }  // namespace
 }  // namespace flashsim::python
 
@@ -243,17 +154,16 @@ PYBIND11_MODULE(_core, m) {
   // InputError derives from Error (in Python too).
   const auto& error = py::register_exception<Error>(m, "Error", PyExc_RuntimeError);
   py::register_exception<InputError>(m, "InputError", error.ptr());
-  py::class_<PolicyAccess>(m, "PolicyAccess", "what a policy learns about one access (sim/policy/i_eviction_policy.h)")
-      .def_readonly("now_ns", &PolicyAccess::now_ns)
-      .def_readonly("block", &PolicyAccess::block)
-      .def_readonly("bytes", &PolicyAccess::bytes)
-      .def_readonly("access_index", &PolicyAccess::access_index)
-      .def_readonly("next_use_index", &PolicyAccess::next_use_index)
-      .def_readonly("is_prefetch", &PolicyAccess::is_prefetch);
+  bind_component_types(m);
   m.def("run", &run, py::arg("source"), py::arg("is_text"), py::arg("sets"), py::arg("out"), py::arg("jobs") = 0);
   m.def("policies", [] { return describe(PolicyRegistry::instance()); });
   m.def("prefetchers", [] { return describe(PrefetcherRegistry::instance()); });
   m.def("read_trace", &read_trace, py::arg("path"), py::arg("format") = "");
   m.def("write_trace", &write_trace, py::arg("columns"), py::arg("path"));
-  m.def("register_policy", &register_policy, py::arg("name"), py::arg("factory"), py::arg("summary") = "");
+  m.def("register_policy", &register_policy, py::arg("name"), py::arg("factory"), py::arg("summary") = "",
+        py::arg("params") = py::dict());
+  m.def("register_prefetcher", &register_prefetcher, py::arg("name"), py::arg("factory"), py::arg("summary") = "",
+        py::arg("params") = py::dict());
+  m.attr("have_replay") = have_replay();
+  m.def("replay", &replay, py::arg("args"));
 }

@@ -1,0 +1,106 @@
+// Eviction policies written in Python: an IEvictionPolicy whose hooks call
+// the Python object's methods (same names as sim/policy/i_eviction_policy.h).
+#include <functional>
+#include <memory>
+
+#include <pybind11/functional.h>
+
+#include "python/native/python_components.h"
+#include "sim/core/errors.h"
+#include "sim/policy/i_eviction_policy.h"
+
+namespace py = pybind11;
+
+namespace flashsim::python {
+namespace {
+
+// on_hit(a), on_miss(a), on_insert(a), on_bypass(a), evict(now_ns, allows)
+// -> block or None, remove(block), size(). `a` is a PolicyAccess.
+class PythonPolicy final : public IEvictionPolicy {
+ public:
+  PythonPolicy(std::string name, py::object object) : name_(std::move(name)), object_(std::move(object)) {
+    py::gil_scoped_acquire gil;
+    for (const char* m : {"on_hit", "on_insert", "evict", "remove", "size"}) {
+      if (!py::hasattr(object_, m)) throw InputError("python policy '" + name_ + "': no method " + m);
+    }
+    has_on_miss_ = py::hasattr(object_, "on_miss");
+    has_on_bypass_ = py::hasattr(object_, "on_bypass");
+  }
+  ~PythonPolicy() override {
+    py::gil_scoped_acquire gil;
+    object_ = py::object();
+  }
+  std::string_view name() const override { return name_; }
+  void on_hit(const PolicyAccess& a) override { call("on_hit", a); }
+  void on_miss(const PolicyAccess& a) override {
+    if (has_on_miss_) call("on_miss", a);
+  }
+  void on_insert(const PolicyAccess& a) override { call("on_insert", a); }
+  void on_bypass(const PolicyAccess& a) override {
+    if (has_on_bypass_) call("on_bypass", a);
+  }
+  std::optional<BlockIndex> evict(Nanoseconds now_ns, const EvictionFilter& filter) override {
+    py::gil_scoped_acquire gil;
+    const std::function<bool(BlockIndex)> allows = [&filter](BlockIndex b) { return filter.allows(b); };
+    py::object v = guarded([&] { return object_.attr("evict")(now_ns, allows); });
+    if (v.is_none()) return std::nullopt;
+    return guarded([&] { return py::object(py::int_(v.cast<BlockIndex>())); }).cast<BlockIndex>();
+  }
+  void remove(BlockIndex block) override {
+    py::gil_scoped_acquire gil;
+    guarded([&] { return object_.attr("remove")(block); });
+  }
+  std::size_t size() const override {
+    py::gil_scoped_acquire gil;
+    return guarded([&] { return py::object(py::int_(object_.attr("size")().cast<std::size_t>())); })
+        .cast<std::size_t>();
+  }
+
+ private:
+  void call(const char* method, const PolicyAccess& a) {
+    py::gil_scoped_acquire gil;
+    guarded([&] { return object_.attr(method)(a); });
+  }
+  // A Python exception (or a wrong return type) becomes an Error naming the
+  // policy: library code throws, and the run reports it.
+  template <class F>
+  py::object guarded(F&& f) const {
+    try {
+      return f();
+    } catch (py::error_already_set& e) {
+      throw Error("python policy '" + name_ + "': " + e.what());
+    } catch (py::cast_error& e) {
+      throw Error("python policy '" + name_ + "': a hook returned the wrong type (" + e.what() + ")");
+    }
+  }
+  std::string name_;
+  py::object object_;
+  bool has_on_miss_ = false, has_on_bypass_ = false;
+};
+
+}  // namespace
+
+void register_policy(const std::string& name, py::function factory, const std::string& summary,
+                     const py::dict& params) {
+  if (PolicyRegistry::instance().has(name)) {
+    throw InputError("register_policy: '" + name + "' is already registered (choose another name)");
+  }
+  std::vector<ParamSpec> specs = param_specs("python policy '" + name + "'", params);
+  // Never freed: the registry is static and outlives the interpreter, and a
+  // Python object must not be released after Py_Finalize.
+  std::shared_ptr<py::function> shared(new py::function(std::move(factory)), [](py::function*) {});
+  PolicyRegistry::instance().add(PolicyRegistry::Entry{
+      name, summary.empty() ? "written in Python" : summary, specs,
+      [name, shared, specs](const ParamValues& p, const PolicyContext& c) -> std::unique_ptr<IEvictionPolicy> {
+        py::gil_scoped_acquire gil;
+        py::object object;
+        try {
+          object = (*shared)(c.capacity_bytes, c.block_count, **param_kwargs(specs, p));
+        } catch (py::error_already_set& e) {
+          throw InputError("python policy '" + name + "': its factory raised " + e.what());
+        }
+        return std::make_unique<PythonPolicy>(name, std::move(object));
+      }});
+}
+
+}  // namespace flashsim::python
