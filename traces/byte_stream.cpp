@@ -54,7 +54,8 @@ struct ByteStream::State {
   std::filesystem::path path;
   std::string where;
   std::unique_ptr<std::FILE, FileCloser> file;
-  std::optional<std::uint64_t> file_size;
+  std::optional<std::uint64_t> file_size;  // none for zstd: the data's size
+  std::uint64_t file_bytes = 0;             // the file's own size
   bool zstd = false;
   // Decompressed (or plain) bytes: [pos, end) not yet handed out.
   std::vector<unsigned char> buf;
@@ -79,6 +80,7 @@ ByteStream::ByteStream(std::filesystem::path path, std::size_t buffer_bytes) : s
   s.file.reset(std::fopen(s.path.c_str(), "rb"));
   if (!s.file) throw InputError(s.where + ": cannot open for reading");
   s.zstd = is_zstd_file(s.path);
+  s.file_bytes = size;
   s.buf.resize(std::max<std::size_t>(buffer_bytes, 64));
   if (s.zstd) {
     s.dctx.reset(ZSTD_createDCtx());
@@ -192,6 +194,11 @@ bool ByteStream::read_line(std::string& line) {
 
 std::uint64_t ByteStream::position() const { return state_->buf_offset + state_->pos; }
 std::optional<std::uint64_t> ByteStream::size_bytes() const { return state_->file_size; }
+std::uint64_t ByteStream::file_position() const {
+  const State& s = *state_;
+  return s.zstd ? s.in_offset + s.in_view.pos : position();
+}
+std::uint64_t ByteStream::file_size() const { return state_->file_bytes; }
 bool ByteStream::compressed() const { return state_->zstd; }
 const std::string& ByteStream::where() const { return state_->where; }
 

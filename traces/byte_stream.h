@@ -53,6 +53,11 @@ class ByteStream {
   /// The size of the data when known before reading it: the file size of a
   /// plain file; none for zstd (a stream need not declare its size).
   std::optional<std::uint64_t> size_bytes() const;
+  /// Bytes of the file itself consumed so far (compressed bytes of a .zst;
+  /// for a plain file position()) and the file's size: how far a pass is
+  /// through the file, for progress.
+  std::uint64_t file_position() const;
+  std::uint64_t file_size() const;
   bool compressed() const;
   /// The path as text, for messages.
   const std::string& where() const;

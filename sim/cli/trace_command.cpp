@@ -1,6 +1,9 @@
 // flashsim trace import|convert|stats|next-use|formats: the canonical trace
 // file and its importers (traces/), and trace statistics (traces/stats/).
 // Library code throws; main() turns errors into exit codes.
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -16,6 +19,8 @@
 #include "sim/cli/registry_listing.h"
 #include "sim/core/errors.h"
 #include "sim/core/unit_parse.h"
+#include "sim/results/results_table.h"
+#include "sim/run/read_progress.h"
 #include "sim/scenario/scenario.h"
 #include "traces/stats/footprint.h"
 #ifdef FLASHSIM_HAVE_LEMON
@@ -53,6 +58,8 @@ constexpr const char* kUsage =
     "  flashsim trace formats\n"
     "      the trace formats and their options (-o KEY=VALUE)\n"
     "\n"
+    "\n"
+    "import, convert and stats print their progress on stderr (-q, --quiet: none; --progress-interval S).\n"
     "See docs/traces.md for the file format, the importers' rules and the statistics' definitions.\n";
 
 struct CommonOptions {
@@ -68,6 +75,35 @@ void add_import_options(CLI::App& app, CommonOptions& c) {
   app.add_option("--time-unit", c.time_unit, "csv time column unit: ns, us, ms or s");
   app.add_option("-o,--option", c.options, "KEY=VALUE: an option of the input format (repeatable)")
       ->allow_extra_args(false);
+}
+
+struct ProgressOptions {
+  bool quiet = false;
+  double interval_s = 10;
+};
+
+void add_progress_options(CLI::App& app, ProgressOptions& p) {
+  app.add_flag("-q,--quiet,--no-progress", p.quiet, "no progress lines on stderr (stdout is the same either way)");
+  app.add_option("--progress-interval", p.interval_s,
+                 "seconds between progress lines when stderr is not a terminal (a log, a pipe)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 86400.0));
+}
+
+/// Progress of reading `input` on stderr (sim/run/read_progress.h): its
+/// first line now, before the trace is opened.
+std::unique_ptr<ReadProgress> reading_progress(const char* action, const std::string& input, const ProgressOptions& p) {
+  std::error_code ec;
+  const auto bytes = std::filesystem::is_regular_file(input, ec) ? std::filesystem::file_size(input, ec) : 0;
+  return std::make_unique<ReadProgress>(
+      p.quiet ? nullptr : &std::cerr, isatty(STDERR_FILENO) != 0, std::string("flashsim trace ") + action + ": " + input,
+      bytes > 0 && !ec ? "reading " + format_bytes_si(bytes) : std::string("reading"),
+      std::chrono::milliseconds(static_cast<long long>(p.interval_s * 1000)));
+}
+
+std::string records_read(const ProgressTraceSource& s) {
+  return "read " + std::to_string(s.records_read()) + " records (" + std::to_string(s.passes()) +
+         (s.passes() == 1 ? " pass)" : " passes)");
 }
 
 std::pair<std::string, std::string> split_pair(const std::string& text, const char* what) {
@@ -106,9 +142,12 @@ void print_kineto_report(const ITraceSource& source) {
 }
 
 int import_or_convert(const std::string& format, const std::string& input, const std::string& output,
-                      const CommonOptions& c, bool next_use, const Hdf5WriteOptions& h5) {
+                      const CommonOptions& c, bool next_use, const Hdf5WriteOptions& h5, const ProgressOptions& p,
+                      const char* action) {
+  const auto progress = reading_progress(action, input, p);
   std::unique_ptr<ITraceSource> source = open_trace(input, format, format_options(c));
   print_kineto_report(*source);
+  ProgressTraceSource watched(*source, *progress);
   std::uint64_t n = 0;
   {
     // Temp files of an import killed earlier beside the same output.
@@ -116,12 +155,13 @@ int import_or_convert(const std::string& format, const std::string& input, const
     const std::string removed = describe_removed(remove_stale_temp_files(out_dir.empty() ? "." : out_dir, ".tmp-"));
     if (!removed.empty()) std::cerr << "flashsim trace: " << removed << "\n";
     std::unique_ptr<ITraceSink> sink = create_trace_sink(output, source->meta(), h5);
-    n = copy_trace(*source, *sink);
+    n = copy_trace(watched, *sink);
   }
   if (next_use) {
     if (detect_trace_format(output) != "hdf5") throw InputError("--next-use needs an .h5 output");
     add_next_use(output, output, h5);
   }
+  progress->finish(records_read(watched));
   std::cout << "wrote " << n << " records to " << output << (next_use ? " (with next_use_index)" : "") << "\n";
   return 0;
 }
@@ -169,8 +209,10 @@ int do_import(const std::vector<std::string>& args, bool convert) {
       ->check(CLI::Range(0, 9));
   if (convert) app.add_option("-f,--format", format, "input format (default: from INPUT's name)");
   add_import_options(app, c);
+  ProgressOptions progress;
+  add_progress_options(app, progress);
   if (!parse_command_line(app, args)) return 0;
-  return import_or_convert(format, input, output, c, next_use, h5);
+  return import_or_convert(format, input, output, c, next_use, h5, progress, convert ? "convert" : "import");
 }
 
 int do_stats(const std::vector<std::string>& args) {
@@ -197,19 +239,24 @@ int do_stats(const std::vector<std::string>& args) {
       ->check(CLI::IsMember({"refetch", "hit"}))
       ->capture_default_str();
   add_import_options(app, c);
+  ProgressOptions progress_options;
+  add_progress_options(app, progress_options);
   if (!parse_command_line(app, args)) return 0;
   if (points < 1 || points > 100000) throw InputError("--mrc-points " + std::to_string(points) + ": expected 1 to 100000");
+  const auto progress = reading_progress("stats", input, progress_options);
   std::unique_ptr<ITraceSource> source = open_trace(input, c.format, format_options(c));
   if (!json) print_kineto_report(*source);
+  ProgressTraceSource watched(*source, *progress);
   StatsOptions options;
   options.auto_points = static_cast<std::size_t>(points);
   options.capacity_blocks = parse_list(blocks_list, false, "--capacity-blocks");
   options.capacity_bytes = parse_list(bytes_list, true, "--capacity-bytes");
   options.size_change = size_change == "hit" ? SizeChange::hit : SizeChange::refetch;
-  TraceStats stats = compute_stats(*source, options);
+  TraceStats stats = compute_stats(watched, options);
   // The one-pass stack cannot follow size_change hit (a block keeps the size
   // of its last admission, which depends on the capacity): simulate it.
-  if (options.size_change == SizeChange::hit) simulate_lru_byte_curve(*source, SizeChange::hit, stats.mrc_bytes);
+  if (options.size_change == SizeChange::hit) simulate_lru_byte_curve(watched, SizeChange::hit, stats.mrc_bytes);
+  progress->finish(records_read(watched));
   if (json) {
     std::cout << format_stats_json(stats) << "\n";
   } else {

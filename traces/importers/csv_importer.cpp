@@ -431,6 +431,11 @@ CsvTraceSource::CsvTraceSource(std::filesystem::path path, CsvImportOptions opti
 
 CsvTraceSource::~CsvTraceSource() = default;
 
+ReadPosition CsvTraceSource::read_position() const {
+  const ByteStream& b = state_->buffer->stream();
+  return {b.file_position(), b.file_size()};
+}
+
 const TraceMeta& CsvTraceSource::meta() const { return state_->meta; }
 
 std::size_t CsvTraceSource::read(std::span<AccessRecord> out) {

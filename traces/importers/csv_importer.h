@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "sim/core/params.h"
+#include "traces/read_position.h"
 #include "traces/trace_source.h"
 
 namespace flashsim {
@@ -59,13 +60,14 @@ CsvImportOptions csv_import_options(const ParamValues& values);
 /// read() throws InputError naming file:line, the column and the cell
 /// ("trace.csv:12: column 'size' (field bytes): 'abc' is not a number").
 /// meta().record_count is 0 until the first pass has reached the end.
-class CsvTraceSource final : public ITraceSource {
+class CsvTraceSource final : public ITraceSource, public IReadPosition {
  public:
   CsvTraceSource(std::filesystem::path path, CsvImportOptions options);
   ~CsvTraceSource() override;
   const TraceMeta& meta() const override;
   std::size_t read(std::span<AccessRecord> out) override;
   void rewind() override;
+  ReadPosition read_position() const override;
 
  private:
   struct State;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "traces/byte_stream.h"
+#include "traces/read_position.h"
 #include "traces/record_validator.h"
 #include "traces/trace_source.h"
 
@@ -45,10 +46,11 @@ inline std::string hex_text(std::uint64_t v) {
   return s;
 }
 
-class FixedRecordTraceSource : public ITraceSource {
+class FixedRecordTraceSource : public ITraceSource, public IReadPosition {
  public:
   ~FixedRecordTraceSource() override;
   const TraceMeta& meta() const override { return meta_; }
+  ReadPosition read_position() const override { return {stream_.file_position(), stream_.file_size()}; }
   /// Throws InputError naming the file and record index (0-based, counted
   /// over the file's records) for an incomplete record, a record the format
   /// rejects, or one RecordValidator rejects.

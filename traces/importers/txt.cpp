@@ -15,6 +15,7 @@
 #include "sim/core/errors.h"
 #include "sim/core/hash_map.h"
 #include "traces/byte_stream.h"
+#include "traces/read_position.h"
 #include "traces/text_fields.h"
 #include "traces/trace_formats.h"
 
@@ -37,7 +38,7 @@ bool parse_id(std::string_view s, std::uint64_t& out) {
   return trace_text::parse_u64(s, out) == trace_text::ParseStatus::ok;
 }
 
-class TxtTraceSource final : public ITraceSource {
+class TxtTraceSource final : public ITraceSource, public IReadPosition {
  public:
   TxtTraceSource(std::filesystem::path path, bool text_ids, ByteCount object_bytes)
       : stream_(std::move(path)), text_ids_(text_ids), object_bytes_(object_bytes) {
@@ -45,6 +46,7 @@ class TxtTraceSource final : public ITraceSource {
   }
 
   const TraceMeta& meta() const override { return meta_; }
+  ReadPosition read_position() const override { return {stream_.file_position(), stream_.file_size()}; }
 
   std::size_t read(std::span<AccessRecord> out) override {
     std::size_t filled = 0;
