@@ -26,8 +26,14 @@ instead
                        byte, one line per policy, and the bounds on the
                        optimal hit ratio as a shaded band (1 - upper .. 1 -
                        lower), labelled "optimal (FOO bounds)" or "PFOO
-                       bounds (...)" by the method that solved them A figure without data is not written
-(and not listed). Every file is written to a temp file beside it and renamed.
+                       bounds (...)" by the method that solved them.
+Given the hit-ratio data it writes beside its page (FILE-hit-ratio.json,
+schema flashsim-report-hit-ratio/1) and --section K, it draws
+  hit_ratio_runs       that run summary's hit ratio over simulated time, one
+                       line per run (hits / accesses per window; windows
+                       without accesses left out), in the panels the data
+                       lists (one chart, or one per sweep point)
+A figure without data is not written (and not listed). Every file is written to a temp file beside it and renamed.
 
     /usr/bin/python3 -s tools/plot_validation.py validation.json --out DIR
 
@@ -45,6 +51,7 @@ import tempfile
 
 SCHEMA = "flashsim-validation/1"
 MRC_SCHEMA = "flashsim-report-mrc/1"
+HIT_RATIO_SCHEMA = "flashsim-report-hit-ratio/1"
 MAX_PANELS = 8
 
 
@@ -486,18 +493,18 @@ def plot_hit_ratio_over_time(doc, w):
            " (failing ones first when there are more than 8).")
 
 
-def is_mrc_data(path):
-    """True when `path` is a report's MRC data (schema flashsim-report-mrc/1)."""
+def data_schema(path):
+    """The "schema" of a report's data file (MRC_SCHEMA, HIT_RATIO_SCHEMA), else None."""
     try:
         with open(path, encoding="utf-8") as f:
             root = json.load(f)
     except (OSError, ValueError):
-        return False  # load() names the problem
-    return isinstance(root, dict) and root.get("schema") == MRC_SCHEMA
+        return None  # load() names the problem
+    return root.get("schema") if isinstance(root, dict) else None
 
 
-def load_mrc(path, section):
-    """Section `section` of a report's MRC data: scenario, size_unit, bound_note, runs."""
+def load_section(path, section):
+    """Section `section` of a report's data file (FILE-mrc.json, FILE-hit-ratio.json)."""
     try:
         with open(path, encoding="utf-8") as f:
             root = json.load(f)
@@ -510,7 +517,12 @@ def load_mrc(path, section):
         raise InputProblem(f"'{path}': key 'sections' is missing")
     if not 0 <= section < len(sections) or not isinstance(sections[section], dict):
         raise InputProblem(f"'{path}': no section {section} (it has {len(sections)})")
-    sec = sections[section]
+    return sections[section]
+
+
+def load_mrc(path, section):
+    """Section `section` of a report's MRC data: scenario, size_unit, bound_note, runs."""
+    sec = load_section(path, section)
     runs = sec.get("runs")
     if not isinstance(runs, list):
         raise InputProblem(f"'{path}': key 'sections[{section}].runs' is missing")
@@ -611,18 +623,133 @@ def plot_run_mrc(sec, w):
     w.save(fig, "mrc_runs", f"Miss-ratio curves: {sec.get('scenario', '')}", caption)
 
 
+def load_hit_ratio(path, section):
+    """Section `section` of a report's hit-ratio data: scenario, note, time_unit, runs, panels."""
+    sec = load_section(path, section)
+    runs = sec.get("runs")
+    if not isinstance(runs, list):
+        raise InputProblem(f"'{path}': key 'sections[{section}].runs' is missing")
+    for i, r in enumerate(runs):
+        w = f"sections[{section}].runs[{i}]."
+        if not isinstance(r, dict):
+            raise InputProblem(f"'{path}': key 'sections[{section}].runs[{i}]' is not an object")
+        for key in ("start_ns", "end_ns", "hit_ratio"):
+            if not _is(r.get(key), "numbers"):
+                raise InputProblem(f"'{path}': key '{w}{key}' is not a list of numbers")
+        if not len(r["start_ns"]) == len(r["end_ns"]) == len(r["hit_ratio"]):
+            raise InputProblem(f"'{path}': keys '{w}start_ns', 'end_ns' and 'hit_ratio' differ in length")
+        if not _is(r.get("window_ns"), "number"):
+            raise InputProblem(f"'{path}': key '{w}window_ns' is not a number")
+    panels = sec.get("panels")
+    if not isinstance(panels, list):
+        raise InputProblem(f"'{path}': key 'sections[{section}].panels' is missing")
+    for i, p in enumerate(panels):
+        w = f"sections[{section}].panels[{i}]."
+        lines = p.get("lines") if isinstance(p, dict) else None
+        if not isinstance(lines, list):
+            raise InputProblem(f"'{path}': key '{w}lines' is missing")
+        for j, line in enumerate(lines):
+            k = line.get("series") if isinstance(line, dict) else None
+            if not isinstance(k, int) or not 0 <= k < len(runs) or not isinstance(line.get("label"), str):
+                raise InputProblem(f"'{path}': key '{w}lines[{j}]' needs a series (0..{len(runs) - 1}) and a label")
+    return sec
+
+
+TIME_UNITS = {"ns": 1.0, "µs": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def window_text(ns):
+    """A window's width in its human unit: "10 ms", "250 µs"."""
+    for unit in ("s", "ms", "µs", "ns"):
+        if ns >= TIME_UNITS[unit]:
+            return f"{ns / TIME_UNITS[unit]:g} {unit}"
+    return f"{ns:g} ns"
+
+
+def plot_run_hit_ratio(sec, w):
+    """A run summary's hit ratio over time: per panel one line per run, y in percent, x
+    in the section's time unit at each window's middle, broken where windows were skipped."""
+    import textwrap
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import PercentFormatter
+    panels = [p for p in sec["panels"] if p["lines"]]
+    if not panels:
+        return
+    unit = sec.get("time_unit") if sec.get("time_unit") in TIME_UNITS else "ms"
+    scale = TIME_UNITS[unit]
+    one = len(panels) == 1
+    ncols = 1 if one else 2
+    nrows = (len(panels) + ncols - 1) // ncols
+    # One colour per label across the panels (a policy keeps its colour from
+    # point to point), and one legend below them all: inside, it would hide
+    # the lines it names.
+    colors = {}
+    for p in panels:
+        for line in p["lines"]:
+            colors.setdefault(line["label"], f"C{len(colors) % 10}")
+    legend_cols = 3 if one else 4
+    legend_in = 0.3 + 0.2 * ((len(colors) + legend_cols - 1) // legend_cols)
+    height = (4.2 if one else 3.7 * nrows) + legend_in
+    fig, axes = plt.subplots(nrows, ncols, figsize=(11 if one else 6.6 * ncols, height), squeeze=False)
+    flat = [a for row in axes for a in row]
+    for a in flat[len(panels):]:
+        a.set_visible(False)
+    windows = set()
+    for ax, panel in zip(flat, panels):
+        for line in panel["lines"]:
+            r = sec["runs"][line["series"]]
+            windows.add(r["window_ns"])
+            xs, ys = [], []
+            for i, (a, b, h) in enumerate(zip(r["start_ns"], r["end_ns"], r["hit_ratio"])):
+                if i > 0 and a > r["end_ns"][i - 1]:  # skipped (empty) windows: break the line
+                    xs.append(float("nan"))
+                    ys.append(float("nan"))
+                xs.append((a + b) / 2 / scale)
+                ys.append(100 * h)
+            ax.plot(xs, ys, "-", color=colors[line["label"]], lw=1.1, marker="." if len(xs) <= 60 else None, ms=3,
+                    label=tex_safe(line["label"]))
+        if panel.get("title"):
+            ax.set_title("\n".join(textwrap.wrap(tex_safe(panel["title"]), 70)), fontsize=9)
+        ax.set_xlabel(f"simulated time ({unit})", fontsize=8)
+        ax.set_ylabel("hit ratio", fontsize=8)
+        ax.yaxis.set_major_formatter(PercentFormatter(100))
+        ax.set_ylim(0, 102)
+        ax.set_xlim(left=0)
+        ax.grid(True, lw=0.3)
+        ax.tick_params(labelsize=8)
+    from matplotlib.lines import Line2D
+    handles = [Line2D([], [], color=c, lw=1.4, label=tex_safe(label)) for label, c in colors.items()]
+    fig.legend(handles=handles, loc="lower center", ncol=min(legend_cols, len(handles)), fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, legend_in / height, 1, 1))
+    merged = {sec["runs"][line["series"]].get("merged", 1) for p in panels for line in p["lines"]}
+    if len(windows) == 1:
+        caption = f"Hit ratio (hits / accesses) of each {window_text(min(windows))} window of simulated time"
+        if merged != {1}:
+            caption += f" (results.h5's {window_text(min(windows) / max(merged))} windows summed by {max(merged)})"
+    else:
+        caption = "Hit ratio (hits / accesses) per window of simulated time (window widths differ by run)"
+    caption += ", one line per run" + ("" if one else "; one panel per sweep point") + \
+        ". Windows without accesses are left out (the line breaks there)."
+    if sec.get("note"):
+        caption += " " + sec["note"]
+    w.save(fig, "hit_ratio_runs", f"Hit ratio over time: {sec.get('scenario', '')}", caption)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description="Plots of a flashsim validation.json (PNG and SVG).")
     ap.add_argument("validation", help="validation.json written by `flashsim validate`")
     ap.add_argument("--out", required=True, help="folder for the figures (created if needed)")
     ap.add_argument("--id-salt", default="", help="prefix of the SVG id salt (figures of several files on one page)")
     ap.add_argument("--section", type=int, default=0,
-                    help="with a report's MRC data (FILE-mrc.json): which run summary to plot")
+                    help="with a report's data (FILE-mrc.json, FILE-hit-ratio.json): which run summary to plot")
     args = ap.parse_args(argv)
     try:
-        mrc = None
-        if is_mrc_data(args.validation):
+        mrc = hit = None
+        schema = data_schema(args.validation)
+        if schema == MRC_SCHEMA:
             mrc = load_mrc(args.validation, args.section)
+        elif schema == HIT_RATIO_SCHEMA:
+            hit = load_hit_ratio(args.validation, args.section)
         else:
             doc = load(args.validation)
     except InputProblem as e:
@@ -642,8 +769,11 @@ def main(argv=None):
         print(f"plot_validation.py: cannot create '{args.out}': {e.strerror}", file=sys.stderr)
         return 1
     w = Writer(args.out, args.id_salt)
-    if mrc is not None:
-        plot_run_mrc(mrc, w)
+    if mrc is not None or hit is not None:
+        if mrc is not None:
+            plot_run_mrc(mrc, w)
+        else:
+            plot_run_hit_ratio(hit, w)
         w.finish()
         for f in w.manifest:
             print(os.path.join(args.out, f["name"] + ".svg"))

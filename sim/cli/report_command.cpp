@@ -4,6 +4,7 @@
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #ifdef FLASHSIM_HAVE_LEMON
 #include "sim/bound/optimal_bound.h"
 #endif
+#include "sim/report/hit_ratio_over_time.h"
 #include "sim/report/mrc_bound.h"
 #include "sim/report/plot_runner.h"
 #include "sim/report/report_html.h"
@@ -38,11 +40,24 @@ std::filesystem::path default_out(const std::filesystem::path& first_file) {
   return first_file.parent_path() / "report.html";
 }
 
-// Where the miss-ratio curves' data goes: FILE.html -> FILE-mrc.json beside it.
-std::filesystem::path mrc_data_path(const std::filesystem::path& page) {
+// Where a chart's data goes: FILE.html -> FILE<suffix> beside it ("-mrc.json").
+std::filesystem::path data_path(const std::filesystem::path& page, const char* suffix) {
   std::filesystem::path data = page;
-  data.replace_filename(page.stem().string() + "-mrc.json");
+  data.replace_filename(page.stem().string() + suffix);
   return data;
+}
+std::filesystem::path mrc_data_path(const std::filesystem::path& page) { return data_path(page, "-mrc.json"); }
+std::filesystem::path hit_ratio_data_path(const std::filesystem::path& page) {
+  return data_path(page, "-hit-ratio.json");
+}
+
+// The figures of `more` after those of `plots` (a run summary's two plot calls).
+void append_figures(report::PlotOutcome& plots, report::PlotOutcome more) {
+  if (!plots.ran) {
+    plots = std::move(more);
+    return;
+  }
+  for (auto& f : more.figures) plots.figures.push_back(std::move(f));
 }
 
 // optimal_hit_bounds when this binary has LEMON; else none (the page says so).
@@ -89,6 +104,9 @@ int report_command(int argc, char** argv) {
       "A capacity sweep of `flashsim run` gets its miss-ratio curves with the bounds on the\n"
       "optimal hit ratio (FOO, or PFOO on long traces) as a band, solved on the trace re-opened\n"
       "from results.h5; their data goes beside the page (FILE-mrc.json).\n"
+      "Runs with a time series (not cache_only) get their hit ratio over time, one line per run\n"
+      "(one panel per sweep point when there are more than 10 runs); its data goes beside the\n"
+      "page too (FILE-hit-ratio.json).\n"
       "A folder stands for its validation.json (else its summary.json).",
       "flashsim report");
   std::vector<std::string> results;
@@ -120,11 +138,29 @@ int report_command(int argc, char** argv) {
     std::error_code ec;
     if (std::filesystem::equivalent(s.input.file, target, ec))
       throw InputError("--out " + target.string() + ": is one of the inputs; not overwriting it");
-    if (std::filesystem::equivalent(s.input.file, mrc_data_path(target), ec))
-      throw InputError("--out " + target.string() + ": its " + mrc_data_path(target).filename().string() +
-                       " is one of the inputs; not overwriting it");
+    for (const std::filesystem::path& data : {mrc_data_path(target), hit_ratio_data_path(target)}) {
+      if (std::filesystem::equivalent(s.input.file, data, ec))
+        throw InputError("--out " + target.string() + ": its " + data.filename().string() +
+                         " is one of the inputs; not overwriting it");
+    }
   }
   if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path());
+
+  // Runs with a time series: their hit ratio over time, read first (a bad
+  // results.h5 is refused before anything is written), its data beside the page.
+  const std::filesystem::path hit_file = hit_ratio_data_path(target);
+  report::Json hit_data{{"schema", report::kReportHitRatioSchema}, {"sections", report::Json::array()}};
+  std::vector<std::optional<std::size_t>> hit_section(sections.size());  // section k -> its index in hit_data
+  for (std::size_t k = 0; k < sections.size(); ++k) {
+    report::ReportSection& s = sections[k];
+    if (s.input.kind != report::ReportInput::Kind::run_summary) continue;
+    s.hit_ratio = report::read_hit_ratio_over_time(s.input.run_summary);
+    if (s.hit_ratio.runs.empty()) continue;
+    const report::HitRatioLayout layout =
+        report::layout_hit_ratio(s.input.run_summary, s.hit_ratio, hit_file.filename().string());
+    hit_section[k] = hit_data["sections"].size();
+    hit_data["sections"].push_back(report::hit_ratio_section_json(s.input.run_summary, s.hit_ratio, layout));
+  }
 
   // Capacity sweeps: the bound per run, and the curves' data beside the page
   // (the plot script reads it; so can anyone comparing numbers).
@@ -145,22 +181,33 @@ int report_command(int argc, char** argv) {
   }
   const std::filesystem::path mrc_file = mrc_data_path(target);
   if (any_sweep) write_file_atomically(mrc_file, mrc_data.dump(1) + "\n");
+  if (!hit_data["sections"].empty()) write_file_atomically(hit_file, hit_data.dump(1) + "\n");
 
   report::PlotOptions options;
   options.python = python;
   for (std::size_t k = 0; k < sections.size(); ++k) {
     report::ReportSection& s = sections[k];
     const bool sweep = s.input.kind == report::ReportInput::Kind::run_summary && report::is_capacity_sweep(s.input.run_summary);
-    if (s.input.kind != report::ReportInput::Kind::validation && !sweep) continue;
+    if (s.input.kind != report::ReportInput::Kind::validation && !sweep && !hit_section[k]) continue;
     options.id_salt = "input" + std::to_string(k + 1) + "-";
     if (no_plots) {
       s.plots.disabled = true;
       s.plots.skipped_reason = "--no-plots was given";
       continue;
     }
-    options.extra_args = sweep ? std::vector<std::string>{"--section", std::to_string(mrc_section[k])}
-                               : std::vector<std::string>{};
-    s.plots = report::plot_validation(sweep ? mrc_file : s.input.file, options);
+    if (s.input.kind == report::ReportInput::Kind::validation) {
+      options.extra_args = {};
+      s.plots = report::plot_validation(s.input.file, options);
+    } else {
+      if (sweep) {
+        options.extra_args = {"--section", std::to_string(mrc_section[k])};
+        s.plots = report::plot_validation(mrc_file, options);
+      }
+      if (hit_section[k] && (s.plots.ran || !sweep)) {  // no second try when the first found no matplotlib
+        options.extra_args = {"--section", std::to_string(*hit_section[k])};
+        append_figures(s.plots, report::plot_validation(hit_file, options));
+      }
+    }
     if (!s.plots.ran) {
       std::cerr << "flashsim report: plots of '" << s.input.file.string() << "' skipped: " << s.plots.skipped_reason
                 << "\n";
@@ -169,6 +216,7 @@ int report_command(int argc, char** argv) {
   write_page(target, report::report_html(sections, tool_version_string(), now_utc()));
   std::cout << "report: " << target.string() << "\n";
   if (any_sweep) std::cout << "miss-ratio curves' data: " << mrc_file.string() << "\n";
+  if (!hit_data["sections"].empty()) std::cout << "hit ratio over time data: " << hit_file.string() << "\n";
   return 0;
 }
 

@@ -180,19 +180,9 @@ Json mrc_section_json(const RunSummaryDocument& doc, const MrcBounds& bounds) {
   j["runs"] = Json::array();
   for (std::size_t i = 0; i < doc.runs.size(); ++i) {
     const RunSummaryRow& r = doc.runs[i];
-    // The point label less its capacity: "cache.capacity=10% x.y=2" -> "x.y=2".
-    std::string curve;
-    std::size_t at = 0;
-    while (at < r.point_label.size()) {
-      std::size_t end = r.point_label.find(' ', at);
-      if (end == std::string::npos) end = r.point_label.size();
-      const std::string part = r.point_label.substr(at, end - at);
-      if (!part.empty() && part.rfind("cache.capacity=", 0) != 0) curve += (curve.empty() ? "" : " ") + part;
-      at = end + 1;
-    }
     Json run{{"policy_label", r.policy_label},
              {"point_label", r.point_label},
-             {"curve", curve},
+             {"curve", r.point_label_without_capacity()},
              {"capacity", r.capacity},
              {"capacity_bytes", r.capacity_bytes},
              {"footprint_bytes", r.footprint_bytes},

@@ -32,15 +32,16 @@ struct PlotOptions {
   /// files inlined in one page never share a clip-path or marker id.
   std::string id_salt;
   /// Further arguments of the script ("--section", "0" for one run summary
-  /// of the report's MRC data, FILE-mrc.json).
+  /// of the report's data, FILE-mrc.json or FILE-hit-ratio.json).
   std::vector<std::string> extra_args;
 };
 
 /// The interpreter PlotOptions{python} resolves to.
 std::string resolve_python(const std::string& python);
 
-/// Plots `validation_json` (or the report's MRC data, schema
-/// flashsim-report-mrc/1: the script tells them apart). Returns ran == false with the reason when the
+/// Plots `validation_json` (or the report's data, schema
+/// flashsim-report-mrc/1 or flashsim-report-hit-ratio/1: the script tells
+/// them apart by the schema). Returns ran == false with the reason when the
 /// interpreter cannot be started or the script reports that matplotlib
 /// cannot be imported (its exit status 3). Throws InputError naming the file
 /// when the script rejects it (exit 2), Error with the script's stderr tail

@@ -232,9 +232,9 @@ void run_summary_section(std::ostream& out, const ReportSection& section) {
            "(--bound-exact-max-accesses); PFOO-L and segmented FOO-U beyond (docs/policies.md; `flashsim trace bound` "
            "for tighter ones).</p>\n";
   }
-  if (is_capacity_sweep(doc)) {
-    figures(out, section.plots);
-  } else {
+  if (is_capacity_sweep(doc) || !section.hit_ratio.runs.empty()) figures(out, section.plots);
+  if (!section.hit_ratio.note.empty()) out << "<p class=\"meta\">" << esc(section.hit_ratio.note) << "</p>\n";
+  if (!is_capacity_sweep(doc)) {
     out << "<p class=\"meta\">A run summary has no hardware side: no parity plots; a capacity sweep gets its "
            "miss-ratio curves.</p>\n";
   }

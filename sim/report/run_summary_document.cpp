@@ -29,6 +29,11 @@ RunSummaryDocument read_run_summary_document(const JsonFields& j) {
       j.fail(w, "point", "is not a sweep point index");
     }
     row.point = point ? static_cast<std::size_t>(*point) : 0;
+    const std::optional<double> run = j.opt_number(r, "run", w);
+    if (run && (*run < 0 || *run != static_cast<double>(static_cast<std::size_t>(*run)))) {
+      j.fail(w, "run", "is not a run number");
+    }
+    row.run = run ? static_cast<std::size_t>(*run) : i;
     // Results schema 2 names every metric as sim/results/metric_schema.h does;
     // schema 1 files (capacity, latency_ns.{p50,p99}) still read.
     row.capacity = r.contains("capacity_text") ? j.opt_string(r, "capacity_text", w) : j.opt_string(r, "capacity", w);
@@ -59,6 +64,19 @@ RunSummaryDocument read_run_summary_document(const JsonFields& j) {
     doc.runs.push_back(std::move(row));
   }
   return doc;
+}
+
+std::string RunSummaryRow::point_label_without_capacity() const {
+  std::string out;
+  std::size_t at = 0;
+  while (at < point_label.size()) {
+    std::size_t end = point_label.find(' ', at);
+    if (end == std::string::npos) end = point_label.size();
+    const std::string part = point_label.substr(at, end - at);
+    if (!part.empty() && part.rfind("cache.capacity=", 0) != 0) out += (out.empty() ? "" : " ") + part;
+    at = end + 1;
+  }
+  return out;
 }
 
 std::string RunSummaryDocument::size_unit() const {

@@ -13,6 +13,7 @@ class JsonFields;
 
 struct RunSummaryRow {
   std::string policy_label, point_label, capacity;  ///< capacity as written in the scenario ("50%")
+  std::size_t run = 0;    ///< its run number: results.h5 /timeseries/run_NNN (summary.json "run"; else its row)
   std::size_t point = 0;  ///< its sweep point: the row of results.h5 /scenario holding its resolved scenario
   std::string size_unit = "bytes";  ///< "blocks" with cache.ignore_sizes: the bytes fields count blocks
   double capacity_bytes = 0, footprint_bytes = 0, accesses = 0, hits = 0, misses = 0;
@@ -20,6 +21,10 @@ struct RunSummaryRow {
   std::optional<double> latency_p50_ns, latency_p99_ns;
   /// Serving metrics (runs whose trace has requests; absent otherwise).
   std::optional<double> ttft_p50_ns, tpot_mean_ns, tokens_per_second;
+
+  /// The point label less its capacity ("cache.capacity=10% x.y=2" ->
+  /// "x.y=2"): runs that differ only in capacity share it.
+  std::string point_label_without_capacity() const;
 };
 
 struct RunSummaryDocument {

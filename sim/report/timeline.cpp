@@ -12,6 +12,7 @@
 #include "sim/engine/engine_detail.h"
 #include "sim/engine/engine_observer.h"
 #include "sim/run/scenario_runner.h"
+#include "sim/results/timeseries_group.h"
 #include "sim/scenario/scenario_document.h"
 #include "traces/atomic_file.h"
 #include "traces/hdf5_io.h"
@@ -265,13 +266,6 @@ ResultsRun read_results_run(const std::filesystem::path& input, std::size_t run)
   return r;
 }
 
-std::string run_group(std::size_t index, std::size_t count) {
-  const int width = count <= 1000 ? 3 : static_cast<int>(std::to_string(count - 1).size());
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "run_%0*zu", width, index);
-  return buffer;
-}
-
 // A column of /timeseries/run_NNN as doubles (HDF5 converts the integers).
 std::vector<double> read_column(hid_t group, const char* name, const std::string& where) {
   if (!h5::link_exists(group, name)) throw InputError(where + " lacks '" + name + "'");
@@ -290,7 +284,7 @@ void add_window_counters(TraceEvents& events, std::uint32_t pid, const ResultsRu
   if (!std::filesystem::is_regular_file(r.h5, ec)) throw InputError("no " + r.h5.string() + " beside " + r.summary.string());
   h5::QuietErrors quiet;
   auto file = h5::open_file_read(r.h5.string());
-  const std::string name = run_group(r.run["run"].get<std::size_t>(), r.count);
+  const std::string name = timeseries_group_name(r.run["run"].get<std::size_t>(), r.count);
   const std::string where = r.h5.string() + ": /timeseries/" + name;
   if (!h5::link_exists(file.get(), "timeseries")) throw InputError(r.h5.string() + " lacks /timeseries");
   auto top = h5::open_group(file.get(), "timeseries");

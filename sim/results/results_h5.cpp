@@ -15,6 +15,7 @@
 #include "sim/results/metric_schema.h"
 #include "sim/results/results_writer.h"
 #include "sim/results/sweep_store.h"
+#include "sim/results/timeseries_group.h"
 #include "traces/hdf5_io.h"
 
 namespace flashsim {
@@ -213,13 +214,6 @@ void write_summary(hid_t file, const ScenarioResults& results) {
   dataset_1d(file, "summary", packed.get(), mem.get(), n, rows.data());
 }
 
-std::string run_group_name(std::size_t index, std::size_t count) {
-  const int width = count <= 1000 ? 3 : static_cast<int>(std::to_string(count - 1).size());
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "run_%0*zu", width, index);
-  return buffer;
-}
-
 // occupancy/: the occupancy-by-kind samples (metrics.h, OccupancySample).
 void write_occupancy(hid_t run_group, const OccupancyMetrics& o) {
   Id g = make_group(run_group, "occupancy");
@@ -295,7 +289,7 @@ void write_timeseries(hid_t file, const ScenarioResults& results) {
   Id top = make_group(file, "timeseries");
   for (const RunResult& r : results.runs) {
     const RunMetrics& m = r.result.metrics;
-    Id g = make_group(top.get(), run_group_name(r.index, results.runs.size()));
+    Id g = make_group(top.get(), timeseries_group_name(r.index, results.runs.size()));
     attr_string(g.get(), "policy", r.policy_label);
     attr_string(g.get(), "point", r.point_label);
     attr_i64(g.get(), "window_ns", m.window_ns);
@@ -451,6 +445,13 @@ class SummaryRows {
 
 }  // namespace
 
+std::string timeseries_group_name(std::size_t index, std::size_t count) {
+  const int width = count <= 1000 ? 3 : static_cast<int>(std::to_string(count - 1).size());
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "run_%0*zu", width, index);
+  return buffer;
+}
+
 void write_results_h5(const std::filesystem::path& path, const ScenarioResults& results,
                       const ResultsWriteOptions& options) {
   QuietHdf5 quiet;
@@ -569,8 +570,8 @@ void merge_results_h5(const std::filesystem::path& path, const ScenarioResults& 
     for (std::size_t p = 0; p < rows.size(); ++p) {
       const std::size_t n = rows[p]->rows();
       for (std::size_t r = 0; r < n; ++r, ++run) {
-        const std::string from = "timeseries/" + run_group_name(r, n);
-        const std::string to = run_group_name(run, total);
+        const std::string from = "timeseries/" + timeseries_group_name(r, n);
+        const std::string to = timeseries_group_name(run, total);
         check(H5Ocopy(sources[p].get(), from.c_str(), top.get(), to.c_str(), H5P_DEFAULT, H5P_DEFAULT),
               "copy " + from + " of " + point_files[p].string());
         Id g(H5Gopen2(top.get(), to.c_str(), H5P_DEFAULT), H5Gclose, "open timeseries/" + to);
