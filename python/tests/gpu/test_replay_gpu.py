@@ -1,7 +1,7 @@
 """Python components on the GPU (ctest python_replay_gpu, label gpu): a
 policy written in Python drives `flashsim replay` in-process and makes the
-C++ LRU's decisions there (the replay's demand decisions do not depend on
-timing), and the replay reports its host decision cost beside the C++
+C++ LRU's decisions there (demand decisions without prefetch do not depend
+on timing), and the replay reports its host decision cost beside the C++
 policy's. Skips without a GPU."""
 import os
 import shutil
@@ -42,12 +42,13 @@ def test_python_policy_replays_as_the_cpp_lru(tmp_path):
     spec = {"name": "pyreplay", "engine": "cache_only", "hardware": {"profile": "h200"},
             "workload": {"trace": str(tmp_path / "skewed.h5")}, "cache": {"capacity": "20%"},
             "policies": ["lru", "py_lru_gpu"]}
-    sim = flashsim.run(spec).summary
     hw = flashsim.replay(spec, out=tmp_path / "replay", nvml=False, access_log=False)
     s, cost = hw.summary, hw.replay
     assert len(s) == 2 and s.loc[0, "hits"] > 1000
+    # Not the cache-only simulator's counts: the replay holds blocks in use
+    # while kernels read them and places variable sizes in slots.
     for col in ("hits", "misses", "evictions", "bytes_hit"):
-        assert s.loc[1, col] == s.loc[0, col] == sim.loc[0, col], col
+        assert s.loc[1, col] == s.loc[0, col], col
     assert list(cost["decisions"]) == [n, n]
     assert (cost["checksum_mismatches"] == 0).all()
     assert (cost["decision_ns_mean"] > 0).all()
