@@ -74,7 +74,8 @@ class Results:
     def _group(self, run, sub=None):
         import h5py
         import pandas as pd
-        name = f"timeseries/run_{run:03d}" + (f"/{sub}" if sub else "")
+        group = _core.timeseries_group_name(run, len(self._doc["runs"]))
+        name = f"timeseries/{group}" + (f"/{sub}" if sub else "")
         with h5py.File(os.path.join(self.path, "results.h5"), "r") as f:
             if name not in f:
                 raise KeyError(f"{self.path}/results.h5 has no group {name}")
@@ -97,6 +98,22 @@ class Results:
         except KeyError:
             import pandas as pd
             return pd.DataFrame()
+
+    def export(self, out, format="csv"):
+        """Writes the four tables (summary, timeseries, requests, components;
+        the tables `flashsim results export` writes, column for column) into
+        the folder `out` as CSV or Parquet (pyarrow), each file written to a
+        temp file and renamed. Returns the written paths."""
+        from . import export as _export
+        if format not in ("csv", "parquet"):
+            raise InputError(f"Results.export: format '{format}': expected csv or parquet")
+        os.makedirs(out, exist_ok=True)
+        if format == "csv":
+            manifest = json.loads(_core.export_csv(self.path, os.fspath(out)))
+            return [t["file"] for t in manifest["tables"]]
+        with tempfile.TemporaryDirectory(prefix="flashsim-export-") as tmp:
+            manifest = json.loads(_core.export_csv(self.path, tmp))
+            return _export.convert(manifest, os.fspath(out))
 
     @property
     def replay(self):

@@ -17,7 +17,9 @@
 #include "sim/core/errors.h"
 #include "sim/policy/i_eviction_policy.h"
 #include "sim/prefetch/i_prefetcher.h"
+#include "sim/results/results_export.h"
 #include "sim/results/results_writer.h"
+#include "sim/results/timeseries_group.h"
 #include "sim/run/scenario_runner.h"
 #include "sim/scenario/scenario_document.h"
 #include "traces/hdf5_trace.h"
@@ -164,6 +166,13 @@ PYBIND11_MODULE(_core, m) {
         py::arg("params") = py::dict());
   m.def("register_prefetcher", &register_prefetcher, py::arg("name"), py::arg("factory"), py::arg("summary") = "",
         py::arg("params") = py::dict());
+  m.def(
+      "export_csv",
+      [](const std::string& results, const std::string& out) {
+        return export_manifest_json(export_results_csv(results, out));
+      },
+      py::arg("results"), py::arg("out"), "the four result tables as CSV in OUT; returns their manifest (JSON)");
+  m.def("timeseries_group_name", &timeseries_group_name, py::arg("index"), py::arg("count"));
   m.attr("have_replay") = have_replay();
   m.def("replay", &replay, py::arg("args"));
 }

@@ -135,3 +135,24 @@ def test_docs_snippet_runs_as_written(mini, tmp_path):
     assert scope["summary"]["hit_ratio_by_byte"].tolist() == mini.summary["hit_ratio_by_byte"].tolist()
     pd.testing.assert_frame_equal(_by_run(scope["timeseries"], 0), mini.timeseries(0))
     assert scope["hits"].tolist() == mini.summary["hits"].tolist()
+
+
+def test_results_export_from_python_equals_the_command(mini, tmp_path):
+    """Results.export writes the command's tables, byte for byte in CSV."""
+    _flashsim("results", "export", mini.path, "--format", "csv", "--out", str(tmp_path / "cmd"), cwd=tmp_path)
+    written = mini.export(tmp_path / "py")
+    assert sorted(os.path.basename(p) for p in written) == ["components.csv", "requests.csv", "summary.csv",
+                                                            "timeseries.csv"]
+    for p in written:
+        name = os.path.basename(p)
+        assert open(p, "rb").read() == open(tmp_path / "cmd" / name, "rb").read(), name
+    _need_pyarrow()
+    mini.export(tmp_path / "pq", format="parquet")
+    _check_tables(tmp_path / "pq", "parquet", mini)
+    with pytest.raises(flashsim.InputError, match="expected csv or parquet"):
+        mini.export(tmp_path / "x", format="xlsx")
+
+
+def test_timeseries_group_names_follow_the_writer():
+    assert flashsim._core.timeseries_group_name(7, 10) == "run_007"
+    assert flashsim._core.timeseries_group_name(7, 1500) == "run_0007"
