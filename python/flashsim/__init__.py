@@ -15,7 +15,7 @@ import tempfile
 
 from . import _core
 
-__all__ = ["run", "replay", "Results", "read_trace", "write_trace", "policies", "prefetchers", "register_policy",
+__all__ = ["run", "run_trace", "replay", "Results", "read_trace", "write_trace", "policies", "prefetchers", "register_policy",
            "register_prefetcher", "InputError", "Error"]
 
 InputError = _core.InputError
@@ -47,6 +47,24 @@ def run(scenario="builtin:default", overrides=None, out=None, jobs=0, **kwargs):
     else:
         scenario = os.fspath(scenario)
         _core.run(scenario, False, sets, out, jobs)
+    return Results(out)
+
+
+def run_trace(trace, policies=("lru",), capacity="10%", engine="cache_only", hardware="h200", format="",
+              out=None, jobs=0):
+    """Runs one trace without a scenario, as `flashsim run --trace TRACE
+    --policies ... --capacity ...` does: every policy at every capacity (more
+    than one capacity is a sweep; "10%" of the trace's footprint or "2GiB").
+    engine "cache_only" (hit ratios) or "event" (time, on the hardware
+    profile). Returns Results; e.g. a miss-ratio curve:
+
+        res = flashsim.run_trace("t.csv", ["lru", "arc"], ["1%", "5%", "10%"])
+        res.summary.pivot(index="capacity_bytes", columns="policy", values="hit_ratio_by_access").plot()"""
+    policies = [policies] if isinstance(policies, str) else list(policies)
+    capacity = [capacity] if isinstance(capacity, str) else [str(c) for c in capacity]
+    text = _core.quick_scenario_yaml(os.path.abspath(os.fspath(trace)), format, policies, capacity, engine, hardware)
+    out = out or tempfile.mkdtemp(prefix="flashsim-")
+    _core.run(text, True, [], out, jobs)
     return Results(out)
 
 

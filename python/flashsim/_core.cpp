@@ -14,6 +14,7 @@
 
 #include "python/native/python_components.h"
 #include "python/native/replay_binding.h"
+#include "sim/cli/quick_scenario.h"
 #include "sim/core/errors.h"
 #include "sim/policy/i_eviction_policy.h"
 #include "sim/prefetch/i_prefetcher.h"
@@ -172,6 +173,15 @@ PYBIND11_MODULE(_core, m) {
         return export_manifest_json(export_results_csv(results, out));
       },
       py::arg("results"), py::arg("out"), "the four result tables as CSV in OUT; returns their manifest (JSON)");
+  m.def(
+      "quick_scenario_yaml",
+      [](const std::string& trace, const std::string& format, const std::vector<std::string>& policies,
+         const std::vector<std::string>& capacities, const std::string& engine, const std::string& hardware) {
+        cli::QuickScenario q{trace, format, policies, capacities, engine, hardware};
+        return cli::quick_scenario_yaml(q);
+      },
+      py::arg("trace"), py::arg("format"), py::arg("policies"), py::arg("capacities"), py::arg("engine"),
+      py::arg("hardware"), "the scenario of `flashsim run --trace` (YAML text)");
   m.def("timeseries_group_name", &timeseries_group_name, py::arg("index"), py::arg("count"));
   m.attr("have_replay") = have_replay();
   m.def("replay", &replay, py::arg("args"));

@@ -116,3 +116,29 @@ def test_a_python_policy_runs_in_the_simulator_as_the_cpp_lru(tmp_path):
     assert s.loc[0, "hits"] > 1000
     for col in ("hits", "misses", "evictions", "bytes_hit", "bypasses"):
         assert s.loc[1, col] == s.loc[0, col], col
+
+
+def test_run_trace_is_the_command_quick_form(tmp_path):
+    """run_trace writes `flashsim run --trace`'s scenario: the same numbers as that
+    scenario written by hand, one run per policy and capacity."""
+    res = flashsim.run_trace(TRACE, ["lru", "belady"], ["50%", "90%"])
+    s = res.summary
+    assert list(s["policy"]) == ["lru", "belady", "lru", "belady"]
+    assert list(s["capacity_text"]) == ["50%", "50%", "90%", "90%"]
+    by_hand = quick(["lru", "belady"], capacity="90%").summary
+    assert list(s.loc[2:, "hits"]) == list(by_hand["hits"])
+    assert s.loc[2, "hits"] == 0 and s.loc[3, "hits"] > 0  # a cyclic scan: LRU never hits, OPT does
+    with pytest.raises(flashsim.InputError, match="--policies"):
+        flashsim.run_trace(TRACE, [], "10%")
+
+
+def test_trace_to_plot_in_three_lines(tmp_path):
+    """The README's promise: a trace to a DataFrame and a plot in three lines."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import flashsim as fs  # line 1
+    res = fs.run_trace(TRACE, ["lru", "belady"], ["25%", "50%", "90%"])  # line 2
+    ax = res.summary.pivot(index="capacity_bytes", columns="policy", values="hit_ratio_by_access").plot()  # line 3
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["belady", "lru"]
+    ax.figure.savefig(tmp_path / "mrc.png")
+    assert (tmp_path / "mrc.png").stat().st_size > 1000
