@@ -520,12 +520,18 @@ def load_section(path, section):
     return sections[section]
 
 
-def load_mrc(path, section):
-    """Section `section` of a report's MRC data: scenario, size_unit, bound_note, runs."""
+def load_section_runs(path, section):
+    """Section `section` of a report's data file and its list 'runs'."""
     sec = load_section(path, section)
     runs = sec.get("runs")
     if not isinstance(runs, list):
         raise InputProblem(f"'{path}': key 'sections[{section}].runs' is missing")
+    return sec, runs
+
+
+def load_mrc(path, section):
+    """Section `section` of a report's MRC data: scenario, size_unit, bound_note, runs."""
+    sec, runs = load_section_runs(path, section)
     for i, r in enumerate(runs):
         w = f"sections[{section}].runs[{i}]."
         for key in ("capacity_bytes", "footprint_bytes", "hit_ratio_by_access", "hit_ratio_by_byte"):
@@ -625,10 +631,7 @@ def plot_run_mrc(sec, w):
 
 def load_hit_ratio(path, section):
     """Section `section` of a report's hit-ratio data: scenario, note, time_unit, runs, panels."""
-    sec = load_section(path, section)
-    runs = sec.get("runs")
-    if not isinstance(runs, list):
-        raise InputProblem(f"'{path}': key 'sections[{section}].runs' is missing")
+    sec, runs = load_section_runs(path, section)
     for i, r in enumerate(runs):
         w = f"sections[{section}].runs[{i}]."
         if not isinstance(r, dict):

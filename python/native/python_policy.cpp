@@ -6,6 +6,7 @@
 #include <pybind11/functional.h>
 
 #include "python/native/python_components.h"
+#include "python/native/python_registration.h"
 #include "sim/core/errors.h"
 #include "sim/policy/i_eviction_policy.h"
 
@@ -61,17 +62,9 @@ class PythonPolicy final : public IEvictionPolicy {
     py::gil_scoped_acquire gil;
     guarded([&] { return object_.attr(method)(a); });
   }
-  // A Python exception (or a wrong return type) becomes an Error naming the
-  // policy: library code throws, and the run reports it.
   template <class F>
   py::object guarded(F&& f) const {
-    try {
-      return f();
-    } catch (py::error_already_set& e) {
-      throw Error("python policy '" + name_ + "': " + e.what());
-    } catch (py::cast_error& e) {
-      throw Error("python policy '" + name_ + "': a hook returned the wrong type (" + e.what() + ")");
-    }
+    return call_guarded("python policy '" + name_ + "'", std::forward<F>(f));
   }
   std::string name_;
   py::object object_;
@@ -82,25 +75,11 @@ class PythonPolicy final : public IEvictionPolicy {
 
 void register_policy(const std::string& name, py::function factory, const std::string& summary,
                      const py::dict& params) {
-  if (PolicyRegistry::instance().has(name)) {
-    throw InputError("register_policy: '" + name + "' is already registered (choose another name)");
-  }
-  std::vector<ParamSpec> specs = param_specs("python policy '" + name + "'", params);
-  // Never freed: the registry is static and outlives the interpreter, and a
-  // Python object must not be released after Py_Finalize.
-  std::shared_ptr<py::function> shared(new py::function(std::move(factory)), [](py::function*) {});
-  PolicyRegistry::instance().add(PolicyRegistry::Entry{
-      name, summary.empty() ? "written in Python" : summary, specs,
-      [name, shared, specs](const ParamValues& p, const PolicyContext& c) -> std::unique_ptr<IEvictionPolicy> {
-        py::gil_scoped_acquire gil;
-        py::object object;
-        try {
-          object = (*shared)(c.capacity_bytes, c.block_count, **param_kwargs(specs, p));
-        } catch (py::error_already_set& e) {
-          throw InputError("python policy '" + name + "': its factory raised " + e.what());
-        }
-        return std::make_unique<PythonPolicy>(name, std::move(object));
-      }});
+  register_python_component(
+      PolicyRegistry::instance(), "policy", "register_policy", name, std::move(factory), summary, params,
+      [name](const py::function& f, const PolicyContext& c, const py::dict& kwargs) -> std::unique_ptr<IEvictionPolicy> {
+        return std::make_unique<PythonPolicy>(name, f(c.capacity_bytes, c.block_count, **kwargs));
+      });
 }
 
 }  // namespace flashsim::python

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "python/native/python_components.h"
+#include "python/native/python_registration.h"
 #include "python/native/tier_handles.h"
 #include "sim/core/errors.h"
 #include "sim/prefetch/i_prefetcher.h"
@@ -57,11 +58,7 @@ class PythonPrefetcher final : public IPrefetcher {
  private:
   template <class F>
   py::object guarded(F&& f) const {
-    try {
-      return f();
-    } catch (py::error_already_set& e) {
-      throw Error("python prefetcher '" + name_ + "': " + e.what());
-    }
+    return call_guarded("python prefetcher '" + name_ + "'", std::forward<F>(f));
   }
   std::string name_;
   py::object object_, view_, actions_;
@@ -72,24 +69,11 @@ class PythonPrefetcher final : public IPrefetcher {
 
 void register_prefetcher(const std::string& name, py::function factory, const std::string& summary,
                          const py::dict& params) {
-  if (PrefetcherRegistry::instance().has(name)) {
-    throw InputError("register_prefetcher: '" + name + "' is already registered (choose another name)");
-  }
-  std::vector<ParamSpec> specs = param_specs("python prefetcher '" + name + "'", params);
-  // Never freed: see register_policy.
-  std::shared_ptr<py::function> shared(new py::function(std::move(factory)), [](py::function*) {});
-  PrefetcherRegistry::instance().add(PrefetcherRegistry::Entry{
-      name, summary.empty() ? "written in Python" : summary, specs,
-      [name, shared, specs](const ParamValues& p, const PrefetcherContext& c) -> std::unique_ptr<IPrefetcher> {
-        py::gil_scoped_acquire gil;
-        py::object object;
-        try {
-          object = (*shared)(make_context(c), **param_kwargs(specs, p));
-        } catch (py::error_already_set& e) {
-          throw InputError("python prefetcher '" + name + "': its factory raised " + e.what());
-        }
-        return std::make_unique<PythonPrefetcher>(name, std::move(object));
-      }});
+  register_python_component(
+      PrefetcherRegistry::instance(), "prefetcher", "register_prefetcher", name, std::move(factory), summary, params,
+      [name](const py::function& f, const PrefetcherContext& c, const py::dict& kwargs) -> std::unique_ptr<IPrefetcher> {
+        return std::make_unique<PythonPrefetcher>(name, f(make_context(c), **kwargs));
+      });
 }
 
 }  // namespace flashsim::python

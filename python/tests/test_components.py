@@ -9,6 +9,7 @@ import subprocess
 import pytest
 
 import flashsim
+from test_package import PyLru
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 MOE = os.path.join(ROOT, "scenarios", "examples", "mixtral-mini-experts.yaml")
@@ -105,35 +106,16 @@ def test_misuse_raises_instead_of_crashing():
         flashsim.run(spec)
 
 
-class PyQueue:
+class PyQueue(PyLru):
     """LRU or FIFO by parameter: FIFO ignores hits."""
 
     def __init__(self, capacity_bytes, block_count, order="lru"):
-        self.order, self.queue, self.clock = order, {}, 0
-
-    def stamp(self, b):
-        self.clock += 1
-        self.queue[b] = self.clock
+        super().__init__(capacity_bytes, block_count)
+        self.mode = order
 
     def on_hit(self, a):
-        if self.order == "lru":
-            self.stamp(a.block)
-
-    def on_insert(self, a):
-        self.stamp(a.block)
-
-    def evict(self, now_ns, allows):
-        for b, _ in sorted(self.queue.items(), key=lambda kv: kv[1]):
-            if allows(b):
-                del self.queue[b]
-                return b
-        return None
-
-    def remove(self, b):
-        self.queue.pop(b, None)
-
-    def size(self):
-        return len(self.queue)
+        if self.mode == "lru":
+            self.touch(a.block)
 
 
 flashsim.register_policy("py_queue", PyQueue, params={"order": "lru"})

@@ -6,22 +6,13 @@
 
 #include "sim/core/errors.h"
 #include "sim/results/results_table.h"
+#include "sim/results/timeseries_column.h"
 #include "sim/results/timeseries_group.h"
 #include "traces/hdf5_io.h"
 
 namespace flashsim::report {
 
 namespace {
-
-template <class T>
-std::vector<T> read_column(hid_t group, const char* name, hid_t mem_type, const std::string& where) {
-  if (!h5::link_exists(group, name)) throw InputError(where + " lacks '" + name + "'");
-  auto ds = h5::open_dataset(group, name);
-  const hsize_t n = h5::length(ds.get(), where + "/" + name);
-  std::vector<T> v(n);
-  if (n > 0) h5::read_range(ds.get(), mem_type, 0, n, v.data());
-  return v;
-}
 
 // One run's windows as results.h5 holds them, checked.
 struct RawWindows {
@@ -32,9 +23,9 @@ struct RawWindows {
 };
 
 RawWindows read_windows(hid_t group, const std::string& where) {
-  const auto start = read_column<std::int64_t>(group, "start_ns", H5T_NATIVE_INT64, where);
-  const auto hits = read_column<std::uint64_t>(group, "hits", H5T_NATIVE_UINT64, where);
-  const auto accesses = read_column<std::uint64_t>(group, "accesses", H5T_NATIVE_UINT64, where);
+  const auto start = read_timeseries_column<std::int64_t>(group, "start_ns", H5T_NATIVE_INT64, where);
+  const auto hits = read_timeseries_column<std::uint64_t>(group, "hits", H5T_NATIVE_UINT64, where);
+  const auto accesses = read_timeseries_column<std::uint64_t>(group, "accesses", H5T_NATIVE_UINT64, where);
   if (hits.size() != start.size() || accesses.size() != start.size()) {
     throw InputError(where + ": start_ns, hits and accesses differ in length (" + std::to_string(start.size()) + ", " +
                      std::to_string(hits.size()) + ", " + std::to_string(accesses.size()) + ")");

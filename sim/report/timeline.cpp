@@ -12,6 +12,7 @@
 #include "sim/engine/engine_detail.h"
 #include "sim/engine/engine_observer.h"
 #include "sim/run/scenario_runner.h"
+#include "sim/results/timeseries_column.h"
 #include "sim/results/timeseries_group.h"
 #include "sim/scenario/scenario_document.h"
 #include "traces/atomic_file.h"
@@ -268,12 +269,7 @@ ResultsRun read_results_run(const std::filesystem::path& input, std::size_t run)
 
 // A column of /timeseries/run_NNN as doubles (HDF5 converts the integers).
 std::vector<double> read_column(hid_t group, const char* name, const std::string& where) {
-  if (!h5::link_exists(group, name)) throw InputError(where + " lacks '" + name + "'");
-  auto ds = h5::open_dataset(group, name);
-  const hsize_t n = h5::length(ds.get(), where + "/" + name);
-  std::vector<double> v(n);
-  if (n > 0) h5::read_range(ds.get(), H5T_NATIVE_DOUBLE, 0, n, v.data());
-  return v;
+  return read_timeseries_column<double>(group, name, H5T_NATIVE_DOUBLE, where);
 }
 
 // The run's windows as counters: hit ratio by access and link utilisation
