@@ -7,6 +7,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstring>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -153,10 +154,26 @@ PYBIND11_MODULE(_core, m) {
   using namespace flashsim;
   using namespace flashsim::python;
   m.doc() = "flashsim's native core (see the flashsim package)";
-  // Error first: pybind11 tries the last registered translator first, and
-  // InputError derives from Error (in Python too).
-  const auto& error = py::register_exception<Error>(m, "Error", PyExc_RuntimeError);
-  py::register_exception<InputError>(m, "InputError", error.ptr());
+  // InputError derives from Error, in Python too. The types are never
+  // freed (they outlive the module's last use at interpreter exit).
+  static PyObject* const error_type = py::exception<Error>(m, "Error", PyExc_RuntimeError).inc_ref().ptr();
+  static PyObject* const input_error_type = py::exception<InputError>(m, "InputError", error_type).inc_ref().ptr();
+  py::register_exception_translator([](std::exception_ptr p) {
+    // Messages quote input bytes (a garbled header): undecodable ones as
+    // \xNN, never an empty message.
+    const auto raise = [](PyObject* type, const char* what) {
+      PyObject* text = PyUnicode_DecodeUTF8(what, static_cast<Py_ssize_t>(std::strlen(what)), "backslashreplace");
+      PyErr_SetObject(type, text);
+      Py_XDECREF(text);
+    };
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const InputError& e) {
+      raise(input_error_type, e.what());
+    } catch (const Error& e) {
+      raise(error_type, e.what());
+    }
+  });
   bind_component_types(m);
   m.def("run", &run, py::arg("source"), py::arg("is_text"), py::arg("sets"), py::arg("out"), py::arg("jobs") = 0);
   m.def("policies", [] { return describe(PolicyRegistry::instance()); });

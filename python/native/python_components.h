@@ -27,14 +27,14 @@ pybind11::dict param_kwargs(const std::vector<ParamSpec>& specs, const ParamValu
 /// with the eviction-policy hooks of sim/policy/i_eviction_policy.h, under
 /// `name` in the PolicyRegistry. Throws InputError when the name is taken
 /// or a default has an unsupported type.
-void register_policy(const std::string& name, pybind11::function factory, const std::string& summary,
+void register_policy(const std::string& name, pybind11::object factory, const std::string& summary,
                      const pybind11::dict& params);
 
 /// Registers `factory(context, **params)` -> an object with the prefetcher
 /// hooks of sim/prefetch/i_prefetcher.h (on_access(a, view, actions);
 /// optionally preview(record, access_index) and wants_preview), under
 /// `name` in the PrefetcherRegistry. Throws InputError as register_policy.
-void register_prefetcher(const std::string& name, pybind11::function factory, const std::string& summary,
+void register_prefetcher(const std::string& name, pybind11::object factory, const std::string& summary,
                          const pybind11::dict& params);
 
 /// The Python classes the hooks receive (PolicyAccess, PrefetchAccess,

@@ -1,12 +1,11 @@
 // Eviction policies written in Python: an IEvictionPolicy whose hooks call
 // the Python object's methods (same names as sim/policy/i_eviction_policy.h).
-#include <functional>
+#include <limits>
 #include <memory>
-
-#include <pybind11/functional.h>
 
 #include "python/native/python_components.h"
 #include "python/native/python_registration.h"
+#include "python/native/tier_handles.h"
 #include "sim/core/errors.h"
 #include "sim/policy/i_eviction_policy.h"
 
@@ -29,7 +28,7 @@ class PythonPolicy final : public IEvictionPolicy {
   }
   ~PythonPolicy() override {
     py::gil_scoped_acquire gil;
-    object_ = py::object();
+    object_ = allows_ = py::object();
   }
   std::string_view name() const override { return name_; }
   void on_hit(const PolicyAccess& a) override { call("on_hit", a); }
@@ -42,10 +41,22 @@ class PythonPolicy final : public IEvictionPolicy {
   }
   std::optional<BlockIndex> evict(Nanoseconds now_ns, const EvictionFilter& filter) override {
     py::gil_scoped_acquire gil;
-    const std::function<bool(BlockIndex)> allows = [&filter](BlockIndex b) { return filter.allows(b); };
-    py::object v = guarded([&] { return object_.attr("evict")(now_ns, allows); });
+    if (!allows_) allows_ = py::cast(EvictionFilterHandle{});
+    auto& handle = allows_.cast<EvictionFilterHandle&>();
+    handle.filter = &filter;
+    struct Invalidate {
+      EvictionFilterHandle& h;
+      ~Invalidate() { h.filter = nullptr; }
+    } invalidate{handle};
+    py::object v = guarded([&] { return object_.attr("evict")(now_ns, allows_); });
     if (v.is_none()) return std::nullopt;
-    return guarded([&] { return py::object(py::int_(v.cast<BlockIndex>())); }).cast<BlockIndex>();
+    // An int that is a block index; not a bool (True would be block 1).
+    if (!py::isinstance<py::int_>(v) || py::isinstance<py::bool_>(v) || v < py::int_(0) ||
+        v > py::int_(std::numeric_limits<BlockIndex>::max())) {
+      throw Error("python policy '" + name_ + "': evict() returned " + std::string(py::repr(v)) +
+                  ", expected a block index it holds (an int >= 0) or None");
+    }
+    return v.cast<BlockIndex>();
   }
   void remove(BlockIndex block) override {
     py::gil_scoped_acquire gil;
@@ -53,8 +64,12 @@ class PythonPolicy final : public IEvictionPolicy {
   }
   std::size_t size() const override {
     py::gil_scoped_acquire gil;
-    return guarded([&] { return py::object(py::int_(object_.attr("size")().cast<std::size_t>())); })
-        .cast<std::size_t>();
+    py::object v = guarded([&] { return object_.attr("size")(); });
+    if (!py::isinstance<py::int_>(v) || py::isinstance<py::bool_>(v) || v < py::int_(0)) {
+      throw Error("python policy '" + name_ + "': size() returned " + std::string(py::repr(v)) +
+                  ", expected the number of blocks it holds (an int >= 0)");
+    }
+    return v.cast<std::size_t>();
   }
 
  private:
@@ -67,17 +82,17 @@ class PythonPolicy final : public IEvictionPolicy {
     return call_guarded("python policy '" + name_ + "'", std::forward<F>(f));
   }
   std::string name_;
-  py::object object_;
+  py::object object_, allows_;
   bool has_on_miss_ = false, has_on_bypass_ = false;
 };
 
 }  // namespace
 
-void register_policy(const std::string& name, py::function factory, const std::string& summary,
+void register_policy(const std::string& name, py::object factory, const std::string& summary,
                      const py::dict& params) {
   register_python_component(
       PolicyRegistry::instance(), "policy", "register_policy", name, std::move(factory), summary, params,
-      [name](const py::function& f, const PolicyContext& c, const py::dict& kwargs) -> std::unique_ptr<IEvictionPolicy> {
+      [name](const py::object& f, const PolicyContext& c, const py::dict& kwargs) -> std::unique_ptr<IEvictionPolicy> {
         return std::make_unique<PythonPolicy>(name, f(c.capacity_bytes, c.block_count, **kwargs));
       });
 }

@@ -67,11 +67,11 @@ class PythonPrefetcher final : public IPrefetcher {
 
 }  // namespace
 
-void register_prefetcher(const std::string& name, py::function factory, const std::string& summary,
+void register_prefetcher(const std::string& name, py::object factory, const std::string& summary,
                          const py::dict& params) {
   register_python_component(
       PrefetcherRegistry::instance(), "prefetcher", "register_prefetcher", name, std::move(factory), summary, params,
-      [name](const py::function& f, const PrefetcherContext& c, const py::dict& kwargs) -> std::unique_ptr<IPrefetcher> {
+      [name](const py::object& f, const PrefetcherContext& c, const py::dict& kwargs) -> std::unique_ptr<IPrefetcher> {
         return std::make_unique<PythonPrefetcher>(name, f(make_context(c), **kwargs));
       });
 }

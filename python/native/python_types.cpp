@@ -40,6 +40,11 @@ IPrefetchActions& PrefetchActionsHandle::get() const {
   return *actions;
 }
 
+bool EvictionFilterHandle::allows(BlockIndex block) const {
+  if (filter == nullptr) throw Error("allows() used outside the evict call it was given to");
+  return filter->allows(block);
+}
+
 py::object make_context(const PrefetcherContext& context) {
   ContextCopy copy;
   copy.capacity_bytes = context.capacity_bytes;
@@ -100,6 +105,9 @@ void bind_component_types(py::module_& m) {
             return out;
           },
           "resident (not in use, not in flight, not pinned) block ids");
+
+  py::class_<EvictionFilterHandle>(m, "Allows", "allows(block): may evict() choose it now; valid during one evict call")
+      .def("__call__", &EvictionFilterHandle::allows, py::arg("block"));
 
   py::class_<PrefetchActionsHandle>(m, "PrefetchActions", "what a prefetcher may ask; valid during one on_access call")
       .def("prefetch", [](PrefetchActionsHandle& h, BlockId b) { return h.get().prefetch(b); },

@@ -1,9 +1,12 @@
-// What a Python prefetcher receives besides the access: handles on the
-// driver's fast-tier view and actions, valid only during one on_access call
-// (they throw Error after it), and its context as plain Python data.
+// What Python components receive that stands for a driver's object: a
+// prefetcher's fast-tier view and actions (valid during one on_access call),
+// a policy's eviction filter (valid during one evict call); used later they
+// throw Error instead of reading freed memory. And a prefetcher's context as
+// plain Python data.
 #pragma once
 #include <pybind11/pybind11.h>
 
+#include "sim/policy/i_eviction_policy.h"
 #include "sim/prefetch/i_prefetcher.h"
 
 namespace flashsim::python {
@@ -20,6 +23,13 @@ struct PrefetchActionsHandle {
   IPrefetchActions* actions = nullptr;
   /// Throws Error when used outside the on_access call it was given to.
   IPrefetchActions& get() const;
+};
+
+/// EvictionFilter for Python (`allows(block)`); `filter` is set for one evict call.
+struct EvictionFilterHandle {
+  const EvictionFilter* filter = nullptr;
+  /// Throws Error when used outside the evict call it was given to.
+  bool allows(BlockIndex block) const;
 };
 
 /// A Python PrefetcherContext: capacity_bytes, seed, and copies of the

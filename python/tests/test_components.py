@@ -150,3 +150,56 @@ def test_replay_without_a_gpu_says_so(tmp_path):
     with pytest.raises(flashsim.Error, match="no CUDA device visible"):
         flashsim.replay({"name": "r", "engine": "cache_only", "hardware": {"profile": "h200"},
                          "workload": {"trace": TRACE}, "policies": ["lru"]}, out=tmp_path)
+
+
+class KeepsAllows(PyLru):
+    """Keeps evict()'s allows, or returns what it is told to."""
+    kept = []
+
+    def __init__(self, capacity_bytes, block_count, returns="block"):
+        super().__init__(capacity_bytes, block_count)
+        self.returns = returns
+
+    def evict(self, now_ns, allows):
+        KeepsAllows.kept.append(allows)
+        victim = super().evict(now_ns, allows)
+        return {"block": victim, "true": True, "text": "abc", "negative": -1}[self.returns]
+
+
+flashsim.register_policy("py_keeps_allows", KeepsAllows, params={"returns": "block"})
+
+
+def test_policy_misuse_raises_instead_of_crashing():
+    spec = {"name": "a", "engine": "cache_only", "hardware": {"profile": "seed-defaults"},
+            "workload": {"trace": TRACE}, "cache": {"capacity": "50%"}, "policies": ["py_keeps_allows"]}
+    assert flashsim.run(spec).summary.loc[0, "evictions"] > 0
+    with pytest.raises(flashsim.Error, match="allows\\(\\) used outside the evict call"):
+        KeepsAllows.kept[0](0)
+    for returns, shown in (("true", "True"), ("text", "'abc'"), ("negative", "-1")):
+        spec["policies"] = [{"impl": "py_keeps_allows", "returns": returns}]
+        with pytest.raises(flashsim.Error, match=f"py_keeps_allows': evict\\(\\) returned {shown}, expected"):
+            flashsim.run(spec)
+
+
+def test_registration_checks_names_params_and_factories():
+    for name in ("", "a b", "lru,arc", "9lives"):
+        with pytest.raises(flashsim.InputError, match="expected letters, digits and '_'"):
+            flashsim.register_policy(name, PyLru)
+    with pytest.raises(flashsim.InputError, match="parameter 'impl' is a key of every scenario entry"):
+        flashsim.register_policy("py_reserved", PyLru, params={"impl": 1})
+    with pytest.raises(flashsim.InputError, match="parameter name 1: expected a str"):
+        flashsim.register_policy("py_intkey", PyLru, params={1: 2})
+    with pytest.raises(flashsim.InputError, match="does not fit in 64 bits"):
+        flashsim.register_prefetcher("py_huge", PyLookahead, params={"depth": 2**70})
+    with pytest.raises(flashsim.InputError, match="not callable"):
+        flashsim.register_policy("py_not_callable", 3)
+    assert "py_reserved" not in {p["name"] for p in flashsim.policies()}
+
+
+def test_error_messages_keep_undecodable_bytes(tmp_path):
+    """An error quoting input bytes that are not UTF-8 keeps its text (\\xNN), never empty."""
+    bad = tmp_path / "latin1.csv"
+    bad.write_bytes(b"time_ns,block_id,bytes\n1,2,\xe9\xff\n")
+    with pytest.raises(flashsim.InputError) as e:
+        flashsim.read_trace(bad)
+    assert "latin1.csv" in str(e.value) and "\\x" in str(e.value)
