@@ -11,7 +11,9 @@ results.h5 and summary.json, read back under the one metric schema
 (docs/scenarios.md, "Results")."""
 import json
 import os
+import shutil
 import tempfile
+import weakref
 
 from . import _core
 
@@ -38,16 +40,30 @@ def run(scenario="builtin:default", overrides=None, out=None, jobs=0, **kwargs):
     scenario), or a dict (the scenario itself). overrides: {"cache.capacity":
     "10%", ...} applied as `flashsim run --set`; keyword arguments do the same
     with "__" for "." (cache__capacity="10%"). out: the results folder
-    (default: a new temporary folder). Raises flashsim.InputError on bad input."""
+    (default: a temporary folder, removed when the returned Results object
+    is garbage-collected; pass out= to keep the files). Raises
+    flashsim.InputError on bad input."""
     sets = [_override_text(k, v) for k, v in (overrides or {}).items()]
     sets += [_override_text(k.replace("__", "."), v) for k, v in kwargs.items()]
-    out = out or tempfile.mkdtemp(prefix="flashsim-")
     if isinstance(scenario, dict):
-        _core.run(json.dumps(scenario), True, sets, out, jobs)
-    else:
-        scenario = os.fspath(scenario)
-        _core.run(scenario, False, sets, out, jobs)
-    return Results(out)
+        return _run_into(out, lambda folder: _core.run(json.dumps(scenario), True, sets, folder, jobs))
+    scenario = os.fspath(scenario)
+    return _run_into(out, lambda folder: _core.run(scenario, False, sets, folder, jobs))
+
+
+def _run_into(out, run_there):
+    """run_there(folder) into `out`, or into a temporary folder owned by the
+    returned Results (removed with it, and at once when the run fails)."""
+    if out:
+        run_there(os.fspath(out))
+        return Results(out)
+    folder = tempfile.mkdtemp(prefix="flashsim-")
+    try:
+        run_there(folder)
+        return Results(folder, _temporary=True)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
 
 
 def run_trace(trace, policies=("lru",), capacity="10%", engine="cache_only", hardware="h200", format="",
@@ -60,21 +76,41 @@ def run_trace(trace, policies=("lru",), capacity="10%", engine="cache_only", har
 
         res = flashsim.run_trace("t.csv", ["lru", "arc"], ["1%", "5%", "10%"])
         res.summary.pivot(index="capacity_bytes", columns="policy", values="hit_ratio_by_access").plot()"""
-    policies = [policies] if isinstance(policies, str) else list(policies)
-    capacity = [capacity] if isinstance(capacity, str) else [str(c) for c in capacity]
+    def as_list(v, what):
+        items = v.split(",") if isinstance(v, str) else list(v) if isinstance(v, (list, tuple)) else None
+        if items is None or not all(isinstance(i, str) for i in items):
+            raise InputError(f"run_trace: {what}: expected a str (comma-separated) or a list of str, not {v!r}")
+        return [i.strip() for i in items]
+    policies, capacity = as_list(policies, "policies"), as_list(capacity, "capacity")
     text = _core.quick_scenario_yaml(os.path.abspath(os.fspath(trace)), format, policies, capacity, engine, hardware)
-    out = out or tempfile.mkdtemp(prefix="flashsim-")
-    _core.run(text, True, [], out, jobs)
-    return Results(out)
+    return _run_into(out, lambda folder: _core.run(text, True, [], folder, jobs))
 
 
 class Results:
     """A results folder of `flashsim run` (or of flashsim.run)."""
 
-    def __init__(self, path):
+    def __init__(self, path, _temporary=False):
         self.path = os.fspath(path)
-        with open(os.path.join(self.path, "summary.json"), encoding="utf-8") as f:
-            self._doc = json.load(f)
+        if _temporary:  # run(out=None): the folder lives as long as this object
+            weakref.finalize(self, shutil.rmtree, self.path, True)
+        summary = os.path.join(self.path, "summary.json")
+        try:
+            with open(summary, encoding="utf-8") as f:
+                self._doc = json.load(f)
+        except OSError as e:
+            raise InputError(f"{summary}: cannot read it ({e.strerror}); is {self.path} a flashsim results folder?")
+        except ValueError as e:
+            raise InputError(f"{summary}: not JSON ({e})")
+        runs = self._doc.get("runs") if isinstance(self._doc, dict) else None
+        if not isinstance(runs, list) or not all(isinstance(r, dict) for r in runs):
+            raise InputError(f"{summary}: key 'runs' is not a list of runs; not a flashsim results file")
+
+    def _run(self, run):
+        """Run number `run` checked against the folder's runs."""
+        runs = self._doc["runs"]
+        if isinstance(run, bool) or not isinstance(run, int) or not 0 <= run < len(runs):
+            raise InputError(f"{self.path}: no run {run!r} (runs 0..{len(runs) - 1})")
+        return runs[run]
 
     @property
     def summary(self):
@@ -87,18 +123,25 @@ class Results:
     def components(self, run):
         """What each component counted in run `run` (component, name, unit, value)."""
         import pandas as pd
-        return pd.DataFrame(self._doc["runs"][run].get("components", []))
+        return pd.DataFrame(self._run(run).get("components", []))
 
     def _group(self, run, sub=None):
+        """Run `run`'s group (or its subgroup `sub`) of results.h5 as a DataFrame;
+        None when the group is absent."""
         import h5py
         import pandas as pd
+        self._run(run)
         group = _core.timeseries_group_name(run, len(self._doc["runs"]))
         name = f"timeseries/{group}" + (f"/{sub}" if sub else "")
-        with h5py.File(os.path.join(self.path, "results.h5"), "r") as f:
-            if name not in f:
-                raise KeyError(f"{self.path}/results.h5 has no group {name}")
-            g = f[name]
-            data = {k: g[k][()] for k in g if isinstance(g[k], h5py.Dataset)}
+        h5 = os.path.join(self.path, "results.h5")
+        try:
+            with h5py.File(h5, "r") as f:
+                if name not in f:
+                    return None
+                g = f[name]
+                data = {k: g[k][()] for k in g if isinstance(g[k], h5py.Dataset)}
+        except (OSError, RuntimeError, KeyError, ValueError) as e:
+            raise InputError(f"{h5}: cannot read {name} ({e})")
         df = pd.DataFrame(data)
         for col in df.columns:  # text as str, not bytes
             if df[col].dtype == object:
@@ -106,16 +149,18 @@ class Results:
         return df
 
     def timeseries(self, run):
-        """Run `run`'s per-window time series (start_ns, hits, stall_ns, ...)."""
-        return self._group(run)
+        """Run `run`'s per-window time series (start_ns, hits, stall_ns, ...).
+        Raises InputError when results.h5 lacks it (cache-only runs keep none)."""
+        df = self._group(run)
+        if df is None:
+            raise InputError(f"{self.path}/results.h5 has no time series of run {run}")
+        return df
 
     def requests(self, run):
         """Run `run`'s serving requests (ttft_ns, tpot_ns, ...); empty for traces without requests."""
-        try:
-            return self._group(run, "requests")
-        except KeyError:
-            import pandas as pd
-            return pd.DataFrame()
+        import pandas as pd
+        df = self._group(run, "requests")
+        return pd.DataFrame() if df is None else df
 
     def export(self, out, format="csv"):
         """Writes the four tables (summary, timeseries, requests, components;
@@ -125,13 +170,17 @@ class Results:
         from . import export as _export
         if format not in ("csv", "parquet"):
             raise InputError(f"Results.export: format '{format}': expected csv or parquet")
-        os.makedirs(out, exist_ok=True)
-        if format == "csv":
-            manifest = json.loads(_core.export_csv(self.path, os.fspath(out)))
-            return [t["file"] for t in manifest["tables"]]
-        with tempfile.TemporaryDirectory(prefix="flashsim-export-") as tmp:
-            manifest = json.loads(_core.export_csv(self.path, tmp))
-            return _export.convert(manifest, os.fspath(out))
+        out = os.fspath(out)
+        try:
+            os.makedirs(out or ".", exist_ok=True)
+            if format == "csv":
+                manifest = json.loads(_core.export_csv(self.path, out))
+                return [t["file"] for t in manifest["tables"]]
+            with tempfile.TemporaryDirectory(prefix="flashsim-export-") as tmp:
+                manifest = json.loads(_core.export_csv(self.path, tmp))
+                return _export.convert(manifest, out)
+        except OSError as e:
+            raise Error(f"Results.export: cannot write into '{out}': {e.strerror or e}")
 
     @property
     def replay(self):
@@ -158,13 +207,76 @@ def read_trace(path, format=""):
     return df
 
 
+# write_trace's columns: name -> numpy dtype of the record field (traces/access_record.h).
+_TRACE_COLUMNS = {"time_ns": "int64", "block_id": "uint64", "bytes": "uint64", "stream_id": "uint32",
+                  "request_id": "uint64", "token_index": "int32", "operator_id": "uint32", "compute_ns": "int64",
+                  "address": "uint64", "offset": "uint64", "next_use_index": "uint64"}
+_OP_CODE = {"r": 0, "w": 1, 0: 0, 1: 1}
+_PHASE_CODE = {"unknown": 0, "prefill": 1, "decode": 2, 0: 0, 1: 1, 2: 2}
+
+
+def _trace_column(df, name, dtype):
+    """df[name] as `dtype`, refusing what would change a value (NaN, fractions, out of range)."""
+    import numpy as np
+    col = df[name]
+    if col.dtype == object or str(col.dtype) in ("string", "category"):
+        raise InputError(f"write_trace: column '{name}' holds text, expected integers")
+    values = col.to_numpy()
+    if values.dtype.kind == "b":
+        raise InputError(f"write_trace: column '{name}' holds booleans, expected integers")
+    if values.dtype.kind == "f":
+        bad = ~np.isfinite(values) | (values != np.floor(values))
+        if bad.any():
+            row = int(np.argmax(bad))
+            raise InputError(f"write_trace: column '{name}', row {row}: {values[row]!r} is not an integer")
+    info = np.iinfo(dtype)
+    if len(values) and (values.min() < info.min or values.max() > info.max):
+        row = int(np.argmax((values < info.min) | (values > info.max)))
+        raise InputError(f"write_trace: column '{name}', row {row}: {values[row]!r} is outside {info.min}..{info.max}")
+    return values.astype(dtype)
+
+
+def _trace_codes(df, name, codes):
+    col = df[name]
+    mapped = col.map(lambda v: codes.get(v.item() if hasattr(v, "item") else v))
+    if mapped.isna().any():
+        row = int(mapped.isna().to_numpy().argmax())
+        raise InputError(f"write_trace: column '{name}', row {row}: {col.iloc[row]!r}; expected one of "
+                         f"{sorted({k for k in codes if isinstance(k, str)})}")
+    return mapped.to_numpy().astype("uint8")
+
+
 def write_trace(df, path):
-    """Writes df (columns time_ns, block_id, bytes; optional op 'r'/'w' or 0/1,
-    stream_id) as a canonical HDF5 trace (written to a temporary file and renamed)."""
-    cols = {k: df[k].to_numpy() for k in ("time_ns", "block_id", "bytes", "stream_id") if k in df}
+    """Writes df as a canonical HDF5 trace (`path` ends in .h5 or .hdf5;
+    written to a temporary file and renamed). Columns: time_ns, block_id,
+    bytes (required); stream_id, request_id, token_index, operator_id,
+    compute_ns, address, offset, next_use_index, op ('r'/'w' or 0/1) and
+    phase ('unknown'/'prefill'/'decode' or 0..2) when present, as
+    read_trace() returns them; other columns are refused. The records are
+    checked as a reader checks them (times non-decreasing per stream, bytes >
+    0, ...). The trace's catalog (block names, layers) is not written: for a
+    copy that keeps it, use `flashsim trace convert`. Raises InputError
+    naming the column and row."""
+    import pandas as pd
+    if not isinstance(df, pd.DataFrame):
+        raise InputError(f"write_trace: expected a pandas DataFrame, not {type(df).__name__}")
+    path = os.fspath(path)
+    if not path.endswith((".h5", ".hdf5")):
+        raise InputError(f"write_trace: '{path}': writes the canonical HDF5 trace, name it .h5 "
+                         f"(other formats: `flashsim trace convert`)")
+    known = set(_TRACE_COLUMNS) | {"op", "phase"}
+    unknown = [c for c in df.columns if c not in known]
+    if unknown:
+        raise InputError(f"write_trace: unknown column(s) {unknown}; known: {sorted(known)}")
+    for need in ("time_ns", "block_id", "bytes"):
+        if need not in df:
+            raise InputError(f"write_trace: column '{need}' is missing")
+    cols = {k: _trace_column(df, k, t) for k, t in _TRACE_COLUMNS.items() if k in df}
     if "op" in df:
-        cols["op"] = df["op"].map(lambda v: 1 if v in ("w", 1, True) else 0).to_numpy()
-    _core.write_trace(cols, os.fspath(path))
+        cols["op"] = _trace_codes(df, "op", _OP_CODE)
+    if "phase" in df:
+        cols["phase"] = _trace_codes(df, "phase", _PHASE_CODE)
+    _core.write_trace(cols, path)
 
 
 def policies():
@@ -246,27 +358,36 @@ def replay(scenario="builtin:default", overrides=None, out=None, label=None, **o
     device=0, max_accesses=N. Raises flashsim.Error without a GPU or when this
     build has no replay (flashsim._core.have_replay)."""
     import time
+    own = not out
     out = os.fspath(out) if out else tempfile.mkdtemp(prefix="flashsim-replay-")
     args = [*(_override_args(overrides)), "--out", out]
     if label:
         args += ["--label", label]
     args += _replay_args(options)
-    with tempfile.TemporaryDirectory(prefix="flashsim-scenario-") as tmp:
-        if isinstance(scenario, dict):
-            path = os.path.join(tmp, "scenario.yaml")
-            with open(path, "w", encoding="utf-8") as f:
-                json.dump(scenario, f)  # JSON is YAML
-            args.insert(0, path)
-        elif os.fspath(scenario) != "builtin:default":
-            args.insert(0, os.fspath(scenario))
-        started = time.time()
-        _core.replay(args)
-    written = [os.path.join(out, d) for d in sorted(os.listdir(out))
-               if os.path.isfile(os.path.join(out, d, "summary.json"))
-               and os.path.getmtime(os.path.join(out, d, "summary.json")) >= started - 1]
-    if len(written) != 1:
-        raise Error(f"flashsim.replay: expected one results folder written under {out}, found {written}")
-    return Results(written[0])
+    try:
+        with tempfile.TemporaryDirectory(prefix="flashsim-scenario-") as tmp:
+            if isinstance(scenario, dict):
+                path = os.path.join(tmp, "scenario.yaml")
+                with open(path, "w", encoding="utf-8") as f:
+                    json.dump(scenario, f)  # JSON is YAML
+                args.insert(0, path)
+            elif os.fspath(scenario) != "builtin:default":
+                args.insert(0, os.fspath(scenario))
+            started = time.time()
+            _core.replay(args)
+        written = [os.path.join(out, d) for d in sorted(os.listdir(out))
+                   if os.path.isfile(os.path.join(out, d, "summary.json"))
+                   and os.path.getmtime(os.path.join(out, d, "summary.json")) >= started - 1]
+        if len(written) != 1:
+            raise Error(f"flashsim.replay: expected one results folder written under {out}, found {written}")
+    except BaseException:
+        if own:
+            shutil.rmtree(out, ignore_errors=True)
+        raise
+    res = Results(written[0])
+    if own:  # the whole temporary root goes with the Results
+        weakref.finalize(res, shutil.rmtree, out, True)
+    return res
 
 
 def _override_args(overrides):

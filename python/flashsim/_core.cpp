@@ -25,6 +25,7 @@
 #include "sim/run/scenario_runner.h"
 #include "sim/scenario/scenario_document.h"
 #include "traces/hdf5_trace.h"
+#include "traces/record_validator.h"
 #include "traces/trace_formats.h"
 #include "traces/trace_source.h"
 
@@ -108,35 +109,60 @@ py::dict read_trace(const std::string& path, const std::string& format) {
                   py::arg("has_next_use") = source->meta().has_next_use);
 }
 
-// Writes the canonical HDF5 trace from columns (time_ns, block_id, bytes
-// required; op 0 read / 1 write, stream_id optional).
+// A column of write_trace as exact-typed numpy data (flashsim.write_trace
+// converted and range-checked it) of `n` rows (n < 0: any); empty when absent.
+template <class T>
+std::optional<py::array_t<T>> trace_column(const py::dict& columns, const char* name, py::ssize_t n) {
+  if (!columns.contains(name)) return std::nullopt;
+  auto a = columns[name].cast<py::array_t<T, py::array::c_style | py::array::forcecast>>();
+  if (n >= 0 && a.size() != n) throw InputError(std::string("write_trace: column '") + name + "' has another length");
+  return a;
+}
+
+// Writes the canonical HDF5 trace from columns (see flashsim.write_trace),
+// each record checked by the readers' RecordValidator.
 void write_trace(py::dict columns, const std::string& path) {
-  for (const char* need : {"time_ns", "block_id", "bytes"}) {
-    if (!columns.contains(need)) throw InputError(std::string("write_trace: column '") + need + "' is missing");
-  }
-  const auto as_i64 = [&](const char* k) { return columns[k].cast<py::array_t<std::int64_t, py::array::forcecast>>(); };
-  const auto time = as_i64("time_ns"), block = as_i64("block_id"), bytes = as_i64("bytes");
-  const py::ssize_t n = time.size();
-  if (block.size() != n || bytes.size() != n) throw InputError("write_trace: columns of different lengths");
-  std::optional<py::array_t<std::int64_t, py::array::forcecast>> op, stream;
-  if (columns.contains("op")) op = as_i64("op");
-  if (columns.contains("stream_id")) stream = as_i64("stream_id");
-  if ((op && op->size() != n) || (stream && stream->size() != n)) throw InputError("write_trace: columns of different lengths");
+  const auto time = trace_column<std::int64_t>(columns, "time_ns", -1);
+  if (!time) throw InputError("write_trace: column 'time_ns' is missing");
+  const py::ssize_t n = time->size();
+  const auto block = trace_column<std::uint64_t>(columns, "block_id", n);
+  const auto bytes = trace_column<std::uint64_t>(columns, "bytes", n);
+  if (!block || !bytes) throw InputError("write_trace: columns 'block_id' and 'bytes' are required");
+  const auto stream = trace_column<std::uint32_t>(columns, "stream_id", n);
+  const auto request = trace_column<std::uint64_t>(columns, "request_id", n);
+  const auto token = trace_column<std::int32_t>(columns, "token_index", n);
+  const auto op_id = trace_column<std::uint32_t>(columns, "operator_id", n);
+  const auto compute = trace_column<std::int64_t>(columns, "compute_ns", n);
+  const auto address = trace_column<std::uint64_t>(columns, "address", n);
+  const auto offset = trace_column<std::uint64_t>(columns, "offset", n);
+  const auto next_use = trace_column<std::uint64_t>(columns, "next_use_index", n);
+  const auto op = trace_column<std::uint8_t>(columns, "op", n);
+  const auto phase = trace_column<std::uint8_t>(columns, "phase", n);
   TraceMeta meta;
   meta.source = "flashsim.write_trace";
+  meta.has_next_use = next_use.has_value();
   Hdf5TraceWriter writer(path, meta);
+  RecordValidator validator;
   std::vector<AccessRecord> chunk;
   chunk.reserve(65536);
   for (py::ssize_t i = 0; i < n; ++i) {
     AccessRecord r;
-    r.time_ns = time.at(i);
-    if (block.at(i) < 0 || bytes.at(i) <= 0) {
-      throw InputError("write_trace: row " + std::to_string(i) + ": block_id must be >= 0 and bytes > 0");
+    r.time_ns = time->at(i);
+    r.block_id = block->at(i);
+    r.bytes = bytes->at(i);
+    if (stream) r.stream_id = stream->at(i);
+    if (request) r.request_id = request->at(i);
+    if (token) r.token_index = token->at(i);
+    if (op_id) r.operator_id = op_id->at(i);
+    if (compute) r.compute_ns = compute->at(i);
+    if (address) r.address = address->at(i);
+    if (offset) r.offset = offset->at(i);
+    if (next_use) r.next_use_index = next_use->at(i);
+    if (op) r.op = static_cast<AccessOp>(op->at(i));
+    if (phase) r.phase = static_cast<Phase>(phase->at(i));
+    if (const std::string problem = validator.check(r); !problem.empty()) {
+      throw InputError("write_trace: row " + std::to_string(i) + ": " + problem);
     }
-    r.block_id = static_cast<BlockId>(block.at(i));
-    r.bytes = static_cast<ByteCount>(bytes.at(i));
-    if (op) r.op = op->at(i) ? AccessOp::write : AccessOp::read;
-    if (stream) r.stream_id = static_cast<std::uint32_t>(stream->at(i));
     chunk.push_back(r);
     if (chunk.size() == 65536) {
       writer.write(chunk);

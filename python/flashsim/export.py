@@ -105,7 +105,11 @@ def main(argv):
     except (OSError, ValueError, KeyError, TypeError) as e:
         print(f"export.py: bad manifest {args.manifest}: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    convert(manifest, args.out)
+    try:
+        convert(manifest, args.out)
+    except OSError as e:
+        print(f"flashsim results export: cannot write into '{args.out}': {e.strerror or e}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -4,6 +4,7 @@ and a policy written in Python makes exactly the C++ LRU's decisions."""
 import json
 import os
 import subprocess
+import tempfile
 
 import pytest
 
@@ -54,8 +55,34 @@ def test_trace_round_trip(tmp_path):
     out = tmp_path / "t.h5"
     flashsim.write_trace(df, out)
     back = flashsim.read_trace(out)
-    for col in ("time_ns", "block_id", "bytes", "op"):
+    assert list(back.columns) == list(df.columns)
+    for col in df.columns:  # every record field survives, op and phase as text
         assert list(back[col]) == list(df[col]), col
+    assert set(df["phase"]) == {"prefill", "decode"} and df["token_index"].nunique() > 1
+
+
+def test_write_trace_refuses_what_would_change_or_break_the_trace(tmp_path):
+    import numpy as np
+    import pandas as pd
+    good = pd.DataFrame({"time_ns": [0, 10, 20], "block_id": [1, 2, 1], "bytes": [4096] * 3})
+    flashsim.write_trace(good, tmp_path / "ok.h5")
+    cases = [
+        (good.assign(time_ns=[0.0, np.nan, 20.0]), "column 'time_ns', row 1: nan is not an integer"),
+        (good.assign(time_ns=[0, 30, 20]), "row 2: time goes backwards"),
+        (good.assign(op=["r", "x", "w"]), "column 'op', row 1: 'x'; expected one of \\['r', 'w'\\]"),
+        (good.assign(bytes=np.array([4096, 2**64 - 1, 4096], dtype=np.uint64)), "row 1: bytes"),
+        (good.assign(block_id=[1, -2, 1]), "column 'block_id', row 1: -2 is outside"),
+        (good.assign(stream_id=["a", "b", "c"]), "column 'stream_id' holds text"),
+        (good.assign(colour=[1, 2, 3]), "unknown column\\(s\\) \\['colour'\\]"),
+        (good.drop(columns="bytes"), "column 'bytes' is missing"),
+        ({"time_ns": [0]}, "expected a pandas DataFrame, not dict"),
+    ]
+    for df, message in cases:
+        with pytest.raises(flashsim.InputError, match=message):
+            flashsim.write_trace(df, tmp_path / "bad.h5")
+    with pytest.raises(flashsim.InputError, match="name it .h5"):
+        flashsim.write_trace(good, tmp_path / "t.csv")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ok.h5"]  # nothing half-written
 
 
 def test_policies_list_the_registry():
@@ -142,3 +169,50 @@ def test_trace_to_plot_in_three_lines(tmp_path):
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["belady", "lru"]
     ax.figure.savefig(tmp_path / "mrc.png")
     assert (tmp_path / "mrc.png").stat().st_size > 1000
+
+
+def test_results_on_bad_folders_raise_input_errors(tmp_path):
+    with pytest.raises(flashsim.InputError, match="is .* a flashsim results folder"):
+        flashsim.Results(tmp_path)
+    (tmp_path / "summary.json").write_text('{"runs": [')
+    with pytest.raises(flashsim.InputError, match="summary.json: not JSON"):
+        flashsim.Results(tmp_path)
+    (tmp_path / "summary.json").write_text('{"runs": "x"}')
+    with pytest.raises(flashsim.InputError, match="key 'runs' is not a list of runs"):
+        flashsim.Results(tmp_path)
+    res = quick(["lru"], out=str(tmp_path / "r"))
+    for bad in (-1, 1, "0", True):
+        with pytest.raises(flashsim.InputError, match="no run"):
+            res.components(bad)
+    with pytest.raises(flashsim.InputError, match="no run 7"):
+        res.requests(7)
+    with open(tmp_path / "r" / "results.h5", "r+b") as f:  # truncated
+        f.truncate(100)
+    with pytest.raises(flashsim.InputError, match="results.h5: cannot read"):
+        res.timeseries(0)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    with pytest.raises(flashsim.Error, match="cannot write into"):
+        res.export(blocker / "sub")
+
+
+def test_run_trace_splits_comma_lists():
+    s = flashsim.run_trace(TRACE, "lru, belady", "50%,90%").summary
+    assert list(s["policy"]) == ["lru", "belady", "lru", "belady"]
+    with pytest.raises(flashsim.InputError, match="expected a str"):
+        flashsim.run_trace(TRACE, None)
+
+
+def test_temporary_results_go_with_their_object(tmp_path, monkeypatch):
+    import gc
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # this test's own temp folder
+    res = quick(["lru"])
+    assert os.path.dirname(res.path) == str(tmp_path)
+    path = res.path
+    assert os.path.isfile(os.path.join(path, "summary.json"))
+    del res
+    gc.collect()
+    assert not os.path.exists(path)
+    with pytest.raises(flashsim.InputError):
+        quick(["nope"])
+    assert os.listdir(tmp_path) == []  # a failed run leaves no folder
