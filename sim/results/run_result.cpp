@@ -6,9 +6,7 @@
 #include <chrono>
 #include <ctime>
 
-#ifndef FLASHSIM_VERSION_STRING
-#define FLASHSIM_VERSION_STRING "unknown"
-#endif
+#include "flashsim_version.h"  // FLASHSIM_VERSION_STRING, from git at build time (cmake/write_version.cmake)
 
 namespace flashsim {
 
