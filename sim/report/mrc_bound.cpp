@@ -133,6 +133,18 @@ MrcBounds compute_mrc_bounds(const RunSummaryDocument& doc, const BoundSolver& s
       skipped.insert("an empty trace");
       continue;
     }
+    // A trace replaced since the run (same path, other records) would bound
+    // runs it never fed: the access count the runs recorded must match.
+    bool same = true;
+    for (const std::size_t i : runs) same = same && doc.runs[i].accesses == static_cast<double>(records.size());
+    if (!same) {
+      skipped.insert("the trace (" + (s.workload.generated ? std::string("generated") : s.workload.trace) + ") now has " +
+                     std::to_string(records.size()) +
+                     " accesses where the runs recorded " +
+                     std::to_string(static_cast<std::uint64_t>(doc.runs[runs.front()].accesses)) +
+                     ": it changed since the run");
+      continue;
+    }
     if (s.cache.ignore_sizes) {
       for (AccessRecord& a : records) a.bytes = 1;  // capacities count blocks then
     }

@@ -212,6 +212,24 @@ TEST(ReportMrcBound, SaysWhyWhenTheTraceCannotBeReopened) {
   EXPECT_EQ(test::read_file(dir / "r.html").find("optimal-caching bound"), std::string::npos);
 }
 
+TEST(ReportMrcBound, AChangedTraceBoundsNothing) {
+  test::TempDir dir;
+  std::filesystem::copy_file(kTrace, dir / "trace.csv");
+  run_sweep(dir, dir / "trace.csv");
+  // The same path, its first 800 lines: the runs never saw these records.
+  const std::string text = test::read_file(dir / "trace.csv");
+  std::size_t at = 0;
+  for (int line = 0; line < 800; ++line) at = text.find('\n', at) + 1;
+  test::write_file(dir / "trace.csv", text.substr(0, at));
+  const test::Outcome o = test::run_flashsim(dir.path(), "report res --out r.html --no-plots");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.err.find("No optimal-caching bound: the trace (" + (dir / "trace.csv").string() + ") now has "),
+            std::string::npos) << o.err;
+  EXPECT_NE(o.err.find(" accesses where the runs recorded 1608: it changed since the run"), std::string::npos) << o.err;
+  json data = json::parse(test::read_file(dir / "r-mrc.json"));
+  for (const json& r : data["sections"][0]["runs"]) EXPECT_TRUE(r.at("bound").is_null());
+}
+
 #endif  // FLASHSIM_BINARY && FLASHSIM_HAVE_LEMON
 
 }  // namespace
