@@ -257,7 +257,7 @@ int run_command(int argc, char** argv) {
                  "K/N: run only shard K (from 0) of N: the sweep points p with p mod N = K, each written to "
                  "OUT/points/; then `flashsim sweep merge OUT` (flashsim sweep plan writes the N commands)");
   app.add_flag("--print-scenario", print_scenario, "print the resolved scenario of each sweep point and exit");
-  app.add_flag("--no-progress", no_progress,
+  app.add_flag("-q,--quiet,--no-progress", no_progress,
                "no progress on stderr (on a terminal one line rewritten in place; elsewhere a line every 10 s)");
   if (!parse_command_line(app, argc, argv)) return 0;
   if (app.count("--out") > 0 && out.empty()) throw InputError("--out: an empty path (leave --out out for the default)");
