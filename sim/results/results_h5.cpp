@@ -377,6 +377,26 @@ void write_host(hid_t file, const ScenarioResults& results) {
   write_host_values(file, results.host, wall, rate);
 }
 
+// results.h5 created at `path` (no object timestamps, so files of equal
+// runs are equal) with its root attributes: the schema version, the tool
+// version and scenario of `results`, and the given seed, decision clock
+// and engine (which a merge derives from its point files).
+Id create_results_file(const std::filesystem::path& path, const ScenarioResults& results, std::int64_t seed,
+                       const std::string& decision_clock, const std::string& engine) {
+  Id fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose, "create file properties");
+  check(H5Pset_obj_track_times(fcpl.get(), false), "turn off object timestamps");
+  h5::check_room_to_create(path.string(), "results.h5: cannot create " + path.string());
+  Id file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.get(), H5P_DEFAULT), H5Fclose, "create " + path.string());
+  attr_i64(file.get(), "results_schema_version", kResultsSchemaVersion);
+  attr_string(file.get(), "tool_version", results.tool_version);
+  attr_string(file.get(), "scenario", results.scenario_name);
+  attr_string(file.get(), "scenario_source", results.scenario_source);
+  attr_i64(file.get(), "seed", seed);
+  attr_string(file.get(), "decision_clock", decision_clock);
+  attr_string(file.get(), "engine", engine);
+  return file;
+}
+
 // --- reading back what write_results_h5 wrote (merging point files) ---
 
 std::string read_attr_string(hid_t obj, const char* name, const std::string& file) {
@@ -458,17 +478,9 @@ void write_results_h5(const std::filesystem::path& path, const ScenarioResults& 
   auto stage = [&](std::string_view name) {
     if (options.after_stage) options.after_stage(name);
   };
-  Id fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose, "create file properties");
-  check(H5Pset_obj_track_times(fcpl.get(), false), "turn off object timestamps");
-  h5::check_room_to_create(path.string(), "results.h5: cannot create " + path.string());
-  Id file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.get(), H5P_DEFAULT), H5Fclose, "create " + path.string());
-  attr_i64(file.get(), "results_schema_version", kResultsSchemaVersion);
-  attr_string(file.get(), "tool_version", results.tool_version);
-  attr_string(file.get(), "scenario", results.scenario_name);
-  attr_string(file.get(), "scenario_source", results.scenario_source);
-  attr_i64(file.get(), "seed", results.runs.empty() ? 0 : static_cast<std::int64_t>(results.runs.front().seed));
-  attr_string(file.get(), "decision_clock", results.common_decision_clock());
-  attr_string(file.get(), "engine", results.common_engine());
+  Id file = create_results_file(path, results,
+                                results.runs.empty() ? 0 : static_cast<std::int64_t>(results.runs.front().seed),
+                                results.common_decision_clock(), results.common_engine());
   write_summary(file.get(), results);
   stage("summary");
   write_timeseries(file.get(), results);
@@ -520,17 +532,7 @@ void merge_results_h5(const std::filesystem::path& path, const ScenarioResults& 
   }
   if (wall.size() != total || rate.size() != total) throw Error("results.h5: point files with /host rows missing");
 
-  Id fcpl(H5Pcreate(H5P_FILE_CREATE), H5Pclose, "create file properties");
-  check(H5Pset_obj_track_times(fcpl.get(), false), "turn off object timestamps");
-  h5::check_room_to_create(path.string(), "results.h5: cannot create " + path.string());
-  Id file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl.get(), H5P_DEFAULT), H5Fclose, "create " + path.string());
-  attr_i64(file.get(), "results_schema_version", kResultsSchemaVersion);
-  attr_string(file.get(), "tool_version", header.tool_version);
-  attr_string(file.get(), "scenario", header.scenario_name);
-  attr_string(file.get(), "scenario_source", header.scenario_source);
-  attr_i64(file.get(), "seed", seed);
-  attr_string(file.get(), "decision_clock", clock);
-  attr_string(file.get(), "engine", engine);
+  Id file = create_results_file(path, header, seed, clock, engine);
 
   // /summary: the points' rows in point order, with the run and point
   // numbers (and label) of this sweep; a point file numbers its own from 0.
