@@ -32,4 +32,19 @@ bool parse_command_line(CLI::App& app, std::vector<std::string> args) {
   return parse_with(app, [&] { app.parse(args); });
 }
 
+int run_action(int argc, char** argv, const std::string& command, const std::string& usage,
+               const std::vector<CommandAction>& actions) {
+  if (argc < 2) throw InputError("flashsim " + command + " needs an action\n" + usage);
+  const std::string action = argv[1];
+  if (action == "--help" || action == "-h" || action == "help") {
+    std::cout << usage;
+    return 0;
+  }
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  for (const CommandAction& a : actions) {
+    if (action == a.name) return a.run(args);
+  }
+  throw InputError("unknown " + command + " action '" + action + "'\n" + usage);
+}
+
 }  // namespace flashsim::cli

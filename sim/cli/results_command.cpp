@@ -58,15 +58,7 @@ int do_export(const std::vector<std::string>& args) {
 }
 
 int results_command(int argc, char** argv) {
-  if (argc < 2) throw InputError(std::string("flashsim results needs an action\n") + kUsage);
-  const std::string action = argv[1];
-  const std::vector<std::string> args(argv + 2, argv + argc);
-  if (action == "--help" || action == "-h" || action == "help") {
-    std::cout << kUsage;
-    return 0;
-  }
-  if (action == "export") return do_export(args);
-  throw InputError("unknown results action '" + action + "'\n" + kUsage);
+  return run_action(argc, argv, "results", kUsage, {{"export", do_export}});
 }
 
 }  // namespace

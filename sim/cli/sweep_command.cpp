@@ -184,16 +184,7 @@ int do_merge(const std::vector<std::string>& args) {
 }
 
 int sweep_command(int argc, char** argv) {
-  if (argc < 2) throw InputError(std::string("flashsim sweep needs an action\n") + kUsage);
-  const std::string action = argv[1];
-  const std::vector<std::string> args(argv + 2, argv + argc);
-  if (action == "--help" || action == "-h" || action == "help") {
-    std::cout << kUsage;
-    return 0;
-  }
-  if (action == "plan") return do_plan(args);
-  if (action == "merge") return do_merge(args);
-  throw InputError("unknown sweep action '" + action + "'\n" + kUsage);
+  return run_action(argc, argv, "sweep", kUsage, {{"plan", do_plan}, {"merge", do_merge}});
 }
 
 }  // namespace

@@ -378,21 +378,13 @@ int do_formats() {
 namespace {
 
 int trace_command(int argc, char** argv) {
-  // argv[0] is "trace"; argv[1] the action.
-  if (argc < 2) throw InputError(std::string("flashsim trace needs an action\n") + kUsage);
-  const std::string action = argv[1];
-  const std::vector<std::string> args(argv + 2, argv + argc);
-  if (action == "--help" || action == "-h" || action == "help") {
-    std::cout << kUsage;
-    return 0;
-  }
-  if (action == "import") return do_import(args, false);
-  if (action == "convert") return do_import(args, true);
-  if (action == "stats") return do_stats(args);
-  if (action == "next-use") return do_next_use(args);
-  if (action == "formats") return do_formats();
-  if (action == "bound") return do_bound(args);
-  throw InputError("unknown trace action '" + action + "'\n" + kUsage);
+  return run_action(argc, argv, "trace", kUsage,
+                    {{"import", [](const auto& args) { return do_import(args, false); }},
+                     {"convert", [](const auto& args) { return do_import(args, true); }},
+                     {"stats", do_stats},
+                     {"next-use", do_next_use},
+                     {"formats", [](const auto&) { return do_formats(); }},
+                     {"bound", do_bound}});
 }
 
 }  // namespace
