@@ -12,6 +12,7 @@
 #include "sim/engine/engine_detail.h"
 #include "sim/engine/engine_observer.h"
 #include "sim/run/scenario_runner.h"
+#include "sim/results/summary_json.h"
 #include "sim/results/timeseries_column.h"
 #include "sim/results/timeseries_group.h"
 #include "sim/scenario/scenario_document.h"
@@ -215,30 +216,21 @@ namespace {
 
 struct ResultsRun {
   std::filesystem::path summary, h5, dir;
-  json doc;       // summary.json
-  json run;       // its runs[k]
+  nlohmann::ordered_json doc;  // summary.json
+  nlohmann::ordered_json run;  // its runs[k]
   std::size_t index = 0, count = 0;
   std::string engine, label;
 };
 
 ResultsRun read_results_run(const std::filesystem::path& input, std::size_t run) {
   ResultsRun r;
-  std::error_code ec;
-  r.summary = std::filesystem::is_directory(input, ec) ? input / "summary.json" : input;
+  SummaryJson summary = read_summary_json(input);
+  r.summary = summary.file;
   r.dir = r.summary.parent_path();
   if (r.dir.empty()) r.dir = ".";
   r.h5 = r.dir / "results.h5";
-  std::ifstream in(r.summary);
-  if (!in) throw InputError(r.summary.string() + ": cannot read (a results folder of flashsim run or replay?)");
-  try {
-    r.doc = json::parse(in);
-  } catch (const json::exception& e) {
-    throw InputError(r.summary.string() + ": not JSON (" + e.what() + ")");
-  }
-  if (!r.doc.is_object() || !r.doc.contains("runs") || !r.doc["runs"].is_array()) {
-    throw InputError(r.summary.string() + ": lacks a 'runs' array (not a summary.json of flashsim run or replay)");
-  }
-  const json& runs = r.doc["runs"];
+  r.doc = std::move(summary.doc);
+  const nlohmann::ordered_json& runs = r.doc["runs"];
   r.count = runs.size();
   for (std::size_t k = 0; k < runs.size(); ++k) {
     if (runs[k].is_object() && runs[k].contains("run") && runs[k]["run"].is_number_unsigned() &&
@@ -493,7 +485,7 @@ TimelineSide add_hardware_run(TraceEvents& events, const ResultsRun& r) {
   if (!r.doc.contains("replay") || !r.doc["replay"].is_array() || r.index >= r.doc["replay"].size()) {
     throw InputError(r.summary.string() + ": lacks replay[" + std::to_string(r.index) + "] (a results folder of flashsim replay?)");
   }
-  const json& rep = r.doc["replay"][r.index];
+  const nlohmann::ordered_json& rep = r.doc["replay"][r.index];
   if (!rep.is_object() || !rep.contains("access_log") || !rep["access_log"].is_string() ||
       rep["access_log"].get<std::string>().empty()) {
     throw InputError(where + ": names no access_log (replayed with --no-access-log?)");

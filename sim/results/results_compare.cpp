@@ -2,12 +2,12 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "sim/core/errors.h"
 #include "sim/results/metric_schema.h"
+#include "sim/results/summary_json.h"
 #include "sim/results/results_table.h"
 
 namespace flashsim {
@@ -47,24 +47,14 @@ std::string delta_text(double a, double b, const std::string& unit) {
 }  // namespace
 
 ComparedResults ComparedResults::read(const std::filesystem::path& path) {
-  std::error_code ec;
-  const std::filesystem::path file = std::filesystem::is_directory(path, ec) ? path / "summary.json" : path;
-  std::ifstream in(file);
-  if (!in) throw InputError("compare: cannot read '" + file.string() + "' (a results folder or its summary.json)");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError("compare: '" + file.string() + "' is not JSON: " + e.what());
-  }
-  if (!j.is_object() || !j.contains("runs") || !j["runs"].is_array()) {
-    throw InputError("compare: '" + file.string() + "' is not a flashsim summary.json (no 'runs' list)");
-  }
+  const SummaryJson summary = read_summary_json(path);
+  const std::filesystem::path& file = summary.file;
+  const nlohmann::ordered_json& j = summary.doc;
   ComparedResults out;
   out.file = file;
   if (j.contains("scenario") && j["scenario"].is_string()) out.scenario = j["scenario"].get<std::string>();
   for (std::size_t i = 0; i < j["runs"].size(); ++i) {
-    const nlohmann::json& r = j["runs"][i];
+    const nlohmann::ordered_json& r = j["runs"][i];
     if (!r.is_object() || !r.contains("policy_label") || !r["policy_label"].is_string()) {
       throw InputError("compare: '" + file.string() + "': run " + std::to_string(i) + " has no policy_label");
     }

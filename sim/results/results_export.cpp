@@ -19,6 +19,7 @@
 #include "sim/core/child_process.h"
 #include "sim/core/errors.h"
 #include "sim/core/temp_folder.h"
+#include "sim/results/summary_json.h"
 #include "sim/scenario/embedded_files.h"
 #include "traces/atomic_file.h"
 #include "traces/hdf5_io.h"
@@ -82,20 +83,7 @@ class CsvFile {
 // --- summary.json: the summary and components tables ---
 
 Json read_summary(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    throw InputError("cannot read '" + file.string() +
-                     "': not a results folder (flashsim run, sweep merge and replay write results.h5 and summary.json)");
-  }
-  Json j;
-  try {
-    j = Json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError("'" + file.string() + "' is not JSON: " + e.what());
-  }
-  if (!j.is_object() || !j.contains("runs") || !j["runs"].is_array()) {
-    throw InputError("'" + file.string() + "' is not a flashsim summary.json (no 'runs' list)");
-  }
+  Json j = read_summary_json(file).doc;
   for (std::size_t i = 0; i < j["runs"].size(); ++i) {
     if (!j["runs"][i].is_object()) {
       throw InputError("'" + file.string() + "': runs[" + std::to_string(i) + "] is not an object");

@@ -213,7 +213,7 @@ TEST_F(TimelineCli, BadInputIsNamed) {
     return o.err;
   };
   EXPECT_NE(err("sim --run 3 --out x.json").find("no run 3 (it has 1 run(s)"), std::string::npos);
-  EXPECT_NE(err("nowhere --out x.json").find("nowhere: cannot read (a results folder of flashsim run or replay?)"), std::string::npos);
+  EXPECT_NE(err("nowhere --out x.json").find("cannot read 'nowhere' (a results folder of flashsim run, sweep merge or replay, or its summary.json)"), std::string::npos);
   const auto r = test::run_flashsim(dir_.path(), "run --trace t.csv --policies lru --capacity 4MiB --out co --no-progress");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(err("co --out x.json").find("cache-only engine, which has no time"), std::string::npos);
