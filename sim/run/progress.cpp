@@ -32,12 +32,10 @@ void ProgressReporter::tick(std::stop_token stop) {
     const auto now = std::chrono::steady_clock::now();
     if (now - last_shown_ < interval_) continue;
     last_shown_ = now;
-    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(now - start_).count();
-    const std::string elapsed = seconds >= 60 ? std::to_string(seconds / 60) + "m" + std::to_string(seconds % 60) + "s"
-                                              : std::to_string(seconds) + "s";
-    *out_ << (what_.empty() ? "" : what_ + " ") << "[" << finished_ << "/" << total_ << "] running for " << elapsed
-          << "\n"
-          << std::flush;
+    write_progress_line(*out_, false,
+                        (what_.empty() ? "" : what_ + " ") + "[" + std::to_string(finished_) + "/" +
+                            std::to_string(total_) + "] running for " + running_for_text(now - start_),
+                        true);
   }
 }
 
@@ -50,14 +48,26 @@ void ProgressReporter::done(const std::string& label) {
   // The first item is shown at once: a long step says so within a second.
   if (!last && finished_ > 1 && now - last_shown_ < interval_) return;
   last_shown_ = now;
-  const std::string prefix = what_.empty() ? "" : what_ + " ";
-  if (terminal_) {
-    *out_ << "\r\x1b[K" << prefix << "[" << finished_ << "/" << total_ << "] " << label;
-    if (last) *out_ << "\n";
+  write_progress_line(*out_, terminal_,
+                      (what_.empty() ? "" : what_ + " ") + "[" + std::to_string(finished_) + "/" +
+                          std::to_string(total_) + "] " + label,
+                      last);
+}
+
+void write_progress_line(std::ostream& out, bool terminal, const std::string& line, bool last) {
+  if (terminal) {
+    out << "\r\x1b[K" << line;
+    if (last) out << "\n";
   } else {
-    *out_ << prefix << "[" << finished_ << "/" << total_ << "] " << label << "\n";
+    out << line << "\n";
   }
-  *out_ << std::flush;
+  out << std::flush;
+}
+
+std::string running_for_text(std::chrono::steady_clock::duration elapsed) {
+  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(elapsed).count();
+  return seconds >= 60 ? std::to_string(seconds / 60) + "m" + std::to_string(seconds % 60) + "s"
+                       : std::to_string(seconds) + "s";
 }
 
 }  // namespace flashsim

@@ -15,6 +15,15 @@
 
 namespace flashsim {
 
+/// One progress line on `out`: on a terminal it replaces the current line
+/// ("\r", clear to end) and ends it only when `last`; elsewhere a plain
+/// line. Flushed. Shared by ProgressReporter and ReadProgress
+/// (sim/run/read_progress.h).
+void write_progress_line(std::ostream& out, bool terminal, const std::string& line, bool last);
+
+/// "42s", "2m10s": the heartbeat's "running for" time.
+std::string running_for_text(std::chrono::steady_clock::duration elapsed);
+
 class ProgressReporter {
  public:
   /// `out` null: silent. `terminal`: rewrite one line ("\r[3/10] label"),

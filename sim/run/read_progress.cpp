@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "sim/results/results_table.h"
+#include "sim/run/progress.h"
 
 namespace flashsim {
 
@@ -61,14 +62,7 @@ std::string ReadProgress::state_text() const {
 
 void ReadProgress::show(const std::string& text, bool last) {
   last_shown_ = std::chrono::steady_clock::now();
-  const std::string line = what_.empty() ? text : what_ + " " + text;
-  if (terminal_) {
-    *out_ << "\r\x1b[K" << line;
-    if (last) *out_ << "\n";
-  } else {
-    *out_ << line << "\n";
-  }
-  *out_ << std::flush;
+  write_progress_line(*out_, terminal_, what_.empty() ? text : what_ + " " + text, last);
 }
 
 void ReadProgress::update(std::uint64_t pass, std::chrono::steady_clock::time_point pass_start,
@@ -100,10 +94,7 @@ void ReadProgress::tick(std::stop_token stop) {
     if (stop.stop_requested() || finished_) return;
     const auto now = std::chrono::steady_clock::now();
     if (now - last_shown_ < beat) continue;
-    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(now - start_).count();
-    const std::string elapsed = seconds >= 60 ? std::to_string(seconds / 60) + "m" + std::to_string(seconds % 60) + "s"
-                                              : std::to_string(seconds) + "s";
-    show(state_text() + ", running for " + elapsed, false);
+    show(state_text() + ", running for " + running_for_text(now - start_), false);
   }
 }
 
