@@ -7,6 +7,9 @@ through a `Harness`:
 * each step starts with `torch.cuda.nvtx.mark("flashsim.step")` (an
   instantaneous NVTX marker; skipped on cpu) and a host timestamp
   (`time.perf_counter_ns`);
+* each phase's first step is preceded by `torch.cuda.nvtx.mark("flashsim.repeat")`
+  (just before that step's timestamp and `flashsim.step` mark), so a capture
+  can tell the phases (warm-up, repeats) apart;
 * a step's time runs from its start to the next step's start; the last step
   of a phase (the warm-up, or one repeat) ends at `close_phase()`, taken right
   after that step returned;
@@ -97,8 +100,11 @@ class Harness:
         self._starts = []
 
     def mark_step(self) -> None:
-        """Start a step: host timestamp, then the NVTX marker."""
+        """Start a step: host timestamp, then the NVTX marker (the phase's first step: after
+        a `flashsim.repeat` marker, emitted before the timestamp)."""
         assert self._in_phase, "mark_step outside a phase"
+        if self.cuda and not self._starts:
+            torch.cuda.nvtx.mark("flashsim.repeat")
         self._starts.append(time.perf_counter_ns())
         if self.cuda:
             torch.cuda.nvtx.mark("flashsim.step")
@@ -150,8 +156,9 @@ class Harness:
             "repeats": a.repeats,
             "steps": a.steps,
             "warmup": a.warmup,
-            "markers": {"step": "flashsim.step", "end": "flashsim.end",
-                        "steps_marked": a.warmup + a.repeats * a.steps},
+            "markers": {"step": "flashsim.step", "end": "flashsim.end", "repeat": "flashsim.repeat",
+                        "steps_marked": a.warmup + a.repeats * a.steps,
+                        "repeats_marked": self.n_phases},
             "device": str(self.dev),
             "device_name": torch.cuda.get_device_name(self.dev) if self.cuda else platform.processor() or "cpu",
             "torch": torch.__version__,

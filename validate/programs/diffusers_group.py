@@ -5,13 +5,21 @@ bf16). Modes (--mode):
 
 * block:        offload_type="block_level", num_blocks_per_group=1, no stream:
                 each group's weights are copied (pageable, blocking .to()) to the GPU
-                when the group's forward starts and dropped after;
+                when the group's forward starts and copied back to the host after it
+                (module.to("cpu"): blocking device->host copies into new pageable tensors);
 * block_stream: the same with use_stream=True (record_stream and
                 low_cpu_mem_usage left False): weights pre-pinned on the host, the next
                 group prefetched on a side stream while the current one computes;
 * leaf:         offload_type="leaf_level" with use_stream=True (the common use of
                 leaf level: diffusers' own enable_group_offload example), every leaf
-                module (Linear, norm, ...) is a group, prefetched on a side stream;
+                module (Linear, Conv2d, ...) is a group, prefetched on a side stream;
+* leaf_nostream: offload_type="leaf_level" with use_stream=False: every leaf module
+                (Linear, Conv2d; plus the parameters/buffers of non-leaf modules, e.g.
+                the pos_embed buffer) is a group of its own, copied to the GPU
+                (param.data.to(cuda), pageable, blocking) when its forward starts and
+                back to the host (module.to("cpu"), blocking D2H into new pageable
+                tensors) when it ends: per forward, a pair of small copies per weight
+                and bias, no overlap with compute;
 * disk:         block level (no stream) with offload_to_disk_path=<temp dir>: each
                 group lives in a safetensors file (a third tier), loaded to the GPU
                 at the group's forward (safetensors.torch.load_file(device="cuda")).
@@ -31,9 +39,10 @@ import torch  # noqa: E402
 
 from common import Harness, add_common_args, check_args, random_fill_, sync, tensor_bytes  # noqa: E402
 
-MODES = ("block", "block_stream", "leaf", "disk")
+MODES = ("block", "block_stream", "leaf", "leaf_nostream", "disk")
 NAMES = {"block": "diffusers_group_block", "block_stream": "diffusers_group_block_stream",
-         "leaf": "diffusers_group_leaf", "disk": "diffusers_group_disk"}
+         "leaf": "diffusers_group_leaf", "leaf_nostream": "diffusers_group_leaf_nostream",
+         "disk": "diffusers_group_disk"}
 
 
 def build_sd3(args):
@@ -53,6 +62,23 @@ def build_sd3(args):
         torch.set_default_dtype(old)
     random_fill_(model, seed=args.seed)
     return model.eval(), kw
+
+
+def offload_groups(model) -> dict:
+    """Count diffusers' module groups (one GroupOffloadingHook each) and the tensors they move:
+    each tensor is one copy per direction per forward."""
+    n_groups = n_tensors = 0
+    for m in model.modules():
+        reg = getattr(m, "_diffusers_hook", None)
+        hook = reg.get_hook("group_offloading") if reg is not None else None
+        if hook is None or hook.group.offload_leader is not m:
+            continue
+        g = hook.group
+        tensors = {id(t): t for mod in g.modules for t in (*mod.parameters(), *mod.buffers())}
+        tensors.update({id(t): t for t in (*g.parameters, *g.buffers)})
+        n_groups += 1
+        n_tensors += len(tensors)
+    return {"offload_groups": n_groups, "offload_group_tensors": n_tensors}
 
 
 def main(default_mode=None) -> None:
@@ -77,9 +103,10 @@ def main(default_mode=None) -> None:
 
     model, kw = build_sd3(args)
     total = tensor_bytes(model.parameters())
+    buffers = tensor_bytes(model.buffers())  # e.g. the pos_embed table (float32): group-offloaded too
     opts = dict(onload_device=dev, offload_device=torch.device("cpu"),
-                offload_type="leaf_level" if mode == "leaf" else "block_level",
-                num_blocks_per_group=None if mode == "leaf" else 1,
+                offload_type="leaf_level" if mode.startswith("leaf") else "block_level",
+                num_blocks_per_group=None if mode.startswith("leaf") else 1,
                 use_stream=use_stream)
     tmp = None
     if mode == "disk":
@@ -87,6 +114,7 @@ def main(default_mode=None) -> None:
         opts["offload_to_disk_path"] = tmp
     try:
         apply_group_offloading(model, **opts)
+        groups = offload_groups(model)
         g = torch.Generator().manual_seed(args.seed)
         x = torch.randn(1, 16, args.latent, args.latent, generator=g).to(torch.bfloat16).to(dev)
         ctx = torch.randn(1, args.text, args.joint_dim, generator=g).to(torch.bfloat16).to(dev)
@@ -111,6 +139,10 @@ def main(default_mode=None) -> None:
         config = {"model": "diffusers.SD3Transformer2DModel", **kw, "dtype": "bfloat16",
                   "parameters": int(sum(p.numel() for p in model.parameters())),
                   "bytes_offloaded": total, "bytes_h2d_per_step": total,
+                  # without a stream, offload_() is module.to("cpu"): the weights come back D2H
+                  # (disk: replaced by empty tensors; streams: swapped for the pinned copies)
+                  "bytes_d2h_per_step": total if mode in ("block", "leaf_nostream") else 0,
+                  "bytes_buffers": buffers, **groups,
                   "offload": "diffusers.hooks.apply_group_offloading",
                   "group_offloading": {k: (str(v) if isinstance(v, torch.device) else v) for k, v in opts.items()},
                   "host_memory": "pinned (cpu_param_dict, pre-pinned)" if use_stream else

@@ -29,9 +29,10 @@ python="${PYTHON:-python3}"
 # extra program options for every run, e.g. EXTRA_ARGS="--device cpu" for a dry check
 read -r -a extra <<< "${EXTRA_ARGS:-}"
 
-programs=(accel_cpu_offload_llama accel_cpu_offload_mixtral accel_dispatch_budget
-          diffusers_group_block diffusers_group_block_stream diffusers_group_leaf diffusers_group_disk
-          transformers_kv_offload double_buffer_prefetch)
+programs=(accel_cpu_offload_llama accel_cpu_offload_mixtral accel_dispatch_budget accel_disk_offload
+          diffusers_group_block diffusers_group_block_stream diffusers_group_leaf diffusers_group_leaf_nostream
+          diffusers_group_disk transformers_kv_offload transformers_kv_offload_16k double_buffer_prefetch
+          train_save_on_cpu)
 if [ -n "$only" ]; then
   IFS=',' read -r -a wanted <<< "$only"
   for w in "${wanted[@]}"; do

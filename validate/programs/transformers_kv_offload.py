@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """transformers' offloaded KV cache: a random-initialised Llama (bf16) entirely on
 the GPU, model.generate(..., cache_implementation="offloaded", do_sample=False) after
-a long prompt (default 4096 tokens). transformers 5.17 maps "offloaded" to
+a long prompt (default 4096 tokens; transformers_kv_offload_16k.py: 16384).
+transformers 5.17 maps "offloaded" to
 DynamicCache(offloading=True): at each layer's cache update the next layer's K/V
 are prefetched host->device on a side stream (.to(cuda, non_blocking=True)) and the
 current layer's K/V, new token included, are sent back device->host
@@ -50,10 +51,11 @@ class StepMarker:
         return scores
 
 
-def main() -> None:
+def main(name: str = NAME, prompt: int = 4096) -> None:
+    """name: the program name in the JSON; prompt: the default of --prompt (thin wrappers set both)."""
     ap = add_common_args(argparse.ArgumentParser(description=__doc__.splitlines()[0]), steps=8)
     add_llama_args(ap, layers=8)
-    ap.set_defaults(prompt=4096)
+    ap.set_defaults(prompt=prompt)
     ap.add_argument("--cache", default="offloaded",
                     help="cache_implementation (default offloaded; dynamic for the no-offload reference)")
     args = ap.parse_args()
@@ -63,7 +65,7 @@ def main() -> None:
     cfg = llama_config(args)
     model = random_fill_(build_empty(LlamaForCausalLM, cfg), seed=args.seed, device=dev).to(dev).eval()
     weights = state_bytes(model)
-    h = Harness(NAME, __doc__.strip(), args, dev)
+    h = Harness(name, __doc__.strip(), args, dev)
     marker = StepMarker(h)
     gen = torch.Generator().manual_seed(args.seed)
     tail = []
@@ -75,7 +77,7 @@ def main() -> None:
                                  cache_implementation=args.cache, max_new_tokens=n + 1, min_new_tokens=n + 1,
                                  do_sample=False, pad_token_id=0, logits_processor=LogitsProcessorList([marker]))
         if marker.calls != n + 1:
-            raise SystemExit(f"{NAME}: LogitsProcessor called {marker.calls} times, expected {n + 1}")
+            raise SystemExit(f"{name}: LogitsProcessor called {marker.calls} times, expected {n + 1}")
         tail = out[0, -4:].tolist()
     head_dim = cfg.hidden_size // cfg.num_attention_heads
     kv_per_token = 2 * cfg.num_hidden_layers * cfg.num_key_value_heads * head_dim * 2
