@@ -16,8 +16,10 @@
 namespace flashsim {
 
 /// The newest schema this build reads and writes; version 2 adds the program
-/// (traces/program.h). A trace without a program is written as version 1.
-inline constexpr int kTraceSchemaVersion = 2;
+/// (traces/program.h), version 3 the capture's host facts and repeat marks
+/// (Program::host). A trace is written with the oldest version that holds
+/// it: 1 without a program, 2 with one without v3 facts.
+inline constexpr int kTraceSchemaVersion = 3;
 inline constexpr int kTraceSchemaVersionOldest = 1;
 
 enum class Phase : std::uint8_t { unknown = 0, prefill = 1, decode = 2 };
@@ -86,7 +88,7 @@ struct OperatorEntry {
 
 /// File-level facts about a trace.
 struct TraceMeta {
-  int schema_version = kTraceSchemaVersionOldest;  ///< 2 when `program` is set
+  int schema_version = kTraceSchemaVersionOldest;  ///< 2 or 3 when `program` is set (Program::schema_version)
   std::string source;          ///< where it came from: importer and input file, or generator
   std::uint64_t record_count = 0;
   bool has_next_use = false;   ///< next_use_index was precomputed

@@ -381,8 +381,9 @@ void Hdf5TraceWriter::finish() {
       if (!s.datasets[k] && s.wanted(k, false)) s.create(k);
     }
     const hid_t root = s.file.get();
-    // Version 1 unless there is a program to write (v1 readers keep working).
-    h5::write_attr_int(root, "schema_version", H5T_STD_I32LE, s.meta.program ? 2 : kTraceSchemaVersionOldest);
+    // The oldest version that holds the trace (older readers keep working).
+    h5::write_attr_int(root, "schema_version", H5T_STD_I32LE,
+                       s.meta.program ? s.meta.program->schema_version() : kTraceSchemaVersionOldest);
     h5::write_attr_string(root, "source", s.meta.source);
     h5::write_attr_string(root, "units", kTraceUnits);
     h5::write_attr_int(root, "record_count", H5T_STD_U64LE, static_cast<std::int64_t>(s.written));
@@ -563,7 +564,7 @@ void Hdf5TraceSource::open(State& s) {
   }
   s.meta.catalog = read_catalog(root, s.where);
   s.meta.operators = read_operators(root, s.where);
-  if (*version >= 2) s.meta.program = read_program(root, s.where, s.meta.record_count);
+  if (*version >= 2) s.meta.program = read_program(root, s.where, s.meta.record_count, s.meta.schema_version);
   s.window = static_cast<std::size_t>(std::min<std::uint64_t>(s.window, std::max<std::uint64_t>(1, s.meta.record_count)));
   s.columns.resize(fields.size());
   for (std::size_t k = 0; k < fields.size(); ++k) {

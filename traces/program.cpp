@@ -1,8 +1,69 @@
 #include "traces/program.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <string>
+#include <vector>
 
 namespace flashsim {
+
+namespace {
+const CaptureCallCost* find_call(const CaptureHost& h, std::string_view call) {
+  for (const CaptureCallCost& c : h.call_costs) {
+    if (c.call == call) return &c;
+  }
+  return nullptr;
+}
+}  // namespace
+
+Nanoseconds CaptureHost::gap_ns(std::string_view call) const {
+  if (const CaptureCallCost* c = find_call(*this, call)) return c->recorded_gap_ns;
+  if (call_costs.empty()) return 0;
+  std::vector<Nanoseconds> all;
+  for (const CaptureCallCost& c : call_costs) all.push_back(c.recorded_gap_ns);
+  std::sort(all.begin(), all.end());
+  const std::size_t n = all.size();
+  return n % 2 == 1 ? all[n / 2] : (all[n / 2 - 1] + all[n / 2]) / 2;
+}
+
+Nanoseconds CaptureHost::inside_ns(std::string_view call) const {
+  const CaptureCallCost* c = find_call(*this, call);
+  if (c == nullptr) return 0;
+  return std::max<Nanoseconds>(0, c->captured_ns - c->plain_ns - c->recorded_gap_ns);
+}
+
+std::string_view probe_call_for(const ProgramOp& op) {
+  switch (op.kind) {
+    case ProgramOpKind::kernel: return "launch";
+    case ProgramOpKind::copy:
+    case ProgramOpKind::memset: return op.blocking ? "sync_copy" : "copy_async";
+    case ProgramOpKind::event_record: return "event_record";
+    case ProgramOpKind::stream_wait_event: return "stream_wait_event";
+    case ProgramOpKind::stream_sync: return "stream_sync";
+    case ProgramOpKind::event_sync: return "event_sync";
+    case ProgramOpKind::device_sync: return "device_sync";
+    case ProgramOpKind::host: return "host_call";
+    case ProgramOpKind::step: return "";
+  }
+  return "";
+}
+
+std::string describe_capture_host(const CaptureHost& h) {
+  auto points = [](const std::vector<CopyTimePoint>& c) {
+    std::uint64_t copies = 0;
+    for (const CopyTimePoint& p : c) copies += p.copies;
+    return c.empty() ? std::string("none") : std::to_string(c.size()) + " sizes from " + std::to_string(copies) + " copies";
+  };
+  std::string s = "host facts: residency of pageable D2H destinations " +
+                  std::string(h.residency_recorded ? "recorded" : "not recorded") + "; pageable curves H2D " +
+                  points(h.pageable_h2d) + ", D2H " + points(h.pageable_d2h) + ", D2H fresh " +
+                  points(h.pageable_d2h_fresh) + "; capture cost per call ";
+  if (h.call_costs.empty()) return s + "not measured";
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "measured (%zu calls; recorded gap median %lld ns)", h.call_costs.size(),
+                static_cast<long long>(h.gap_ns("")));
+  return s + buf;
+}
 
 std::string describe_program(const Program& program) {
   std::uint64_t steps = 0, copies = 0, kernels = 0;

@@ -8,9 +8,14 @@
 //
 // Times are ns from the program's origin (its first API call). Version 1
 // traces have no program; version 2 files without one read as version 1.
+// Version 3 adds what the capture measured about its host (CaptureHost:
+// per-copy host page residency, the host's own pageable copy curves, the
+// capture's per-call cost) and the repeat marks; version 2 files read with
+// those absent (docs/capture.md).
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/core/units.h"
@@ -60,6 +65,53 @@ struct ProgramOp {
   bool blocking = false;
   std::uint64_t first_access = kNoAccess;  ///< first access record this copy became
   std::uint32_t access_count = 0;          ///< how many (block_bytes pieces)
+  /// Schema v3, pageable copies: bytes of the host range whose pages were not
+  /// resident when the call was made (mincore at the API entry): a D2H copy
+  /// into them takes first-touch page faults. 0 when not measured
+  /// (CaptureHost::residency_recorded says whether it was).
+  ByteCount host_fresh_bytes = 0;
+};
+
+/// One point of a copy-time curve fitted from a capture's own copies: the
+/// median recorded GPU time of the `copies` copies of (about) that size.
+struct CopyTimePoint {
+  ByteCount bytes = 0;
+  Nanoseconds ns = 0;
+  std::uint32_t copies = 0;
+};
+
+/// The capture's own cost per API call of one kind, measured on the host
+/// that captured by running a short loop of that call (the capture probe,
+/// hw/capture/capture_probe.cu) without and under the injection library.
+struct CaptureCallCost {
+  std::string call;                  ///< probe loop: launch, copy_async, event_record, ... (docs/capture.md)
+  Nanoseconds plain_ns = 0;          ///< host time per call, no capture attached
+  Nanoseconds captured_ns = 0;       ///< host time per call under capture (wall clock of the loop)
+  Nanoseconds recorded_gap_ns = 0;   ///< median recorded gap between consecutive calls (exit -> next enter)
+};
+
+/// Schema v3: what the capture recorded about the host it ran on. Every part
+/// may be absent (empty / false): older captures, or a probe that failed.
+struct CaptureHost {
+  /// ProgramOp::host_fresh_bytes was measured for pageable D2H copies.
+  bool residency_recorded = false;
+  /// Pageable copy time against size, fitted from the capture's own copies
+  /// (CUPTI GPU time, traces/importers/capture_host_facts.h): H2D, D2H into
+  /// resident (touched) pages, D2H into fresh pages. Sorted by bytes.
+  std::vector<CopyTimePoint> pageable_h2d, pageable_d2h, pageable_d2h_fresh;
+  /// The probe's loops, before and after the program (both runs' medians).
+  std::vector<CaptureCallCost> call_costs;
+
+  /// The recorded gap the capture adds around a call of probe call `call`
+  /// (half before it, half after); the median over the measured calls when
+  /// `call` was not measured; 0 when none was.
+  Nanoseconds gap_ns(std::string_view call) const;
+  /// The capture's cost inside such a call: captured − plain − gap, floored at 0.
+  Nanoseconds inside_ns(std::string_view call) const;
+  bool empty() const {
+    return !residency_recorded && pageable_h2d.empty() && pageable_d2h.empty() && pageable_d2h_fresh.empty() &&
+           call_costs.empty();
+  }
 };
 
 /// The program of a schema v2 trace.
@@ -70,7 +122,14 @@ struct Program {
   std::uint32_t event_count = 0;
   /// What marks a step: "nvtx:NAME", "kernel:NAME", "api:NAME" or "" (none).
   std::string step_rule;
+  /// Schema v3: host times of the NVTX marks "flashsim.repeat" (the start of
+  /// a repeat of the measured loop: one step regime each), sorted.
+  std::vector<Nanoseconds> repeat_marks_ns;
+  /// Schema v3: facts about the capturing host (empty for older traces).
+  CaptureHost host;
   bool empty() const { return ops.empty(); }
+  /// The schema version this program needs: 3 with repeat marks or host facts, else 2.
+  int schema_version() const { return repeat_marks_ns.empty() && host.empty() ? 2 : 3; }
 };
 
 /// A step mark on `thread` at `at_ns` (host time; start = end).
@@ -84,6 +143,15 @@ inline ProgramOp step_op(std::uint32_t thread, Nanoseconds at_ns) {
 
 /// One line for people: ops, threads, streams, events, steps and the step rule.
 std::string describe_program(const Program& program);
+
+/// One line for people: what the capture measured about its host.
+std::string describe_capture_host(const CaptureHost& host);
+
+/// The capture probe's loop that stands for `op`'s call: "launch",
+/// "copy_async", "sync_copy" (a blocking copy), "event_record",
+/// "stream_wait_event", "stream_sync", "event_sync", "device_sync",
+/// "host_call"; "" for a step mark (no API call).
+std::string_view probe_call_for(const ProgramOp& op);
 
 /// Checks the invariants above (indices in range, times ordered, accesses
 /// within `record_count`); returns "" or what is wrong with which op.

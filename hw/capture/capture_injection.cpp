@@ -8,7 +8,9 @@
 //  * API callbacks (host side) for the addresses activity records lack: the
 //    arguments of runtime and driver copy and memset calls, keyed by their
 //    correlation ids, host registrations, and which driver calls ran inside
-//    which runtime call (the activity record may name either);
+//    which runtime call (the activity record may name either); for copies
+//    that may write host memory, how much of the destination was resident
+//    at the call (mincore: fresh pages fault during a pageable D2H copy);
 // and at exit (atexit, after cuptiActivityFlushAll) writes them to
 // $FLASHSIM_CAPTURE_DIR/capture-<pid>.raw (format: traces/importers/cupti_raw.h),
 // through a temp file renamed into place: complete or absent.
@@ -18,8 +20,10 @@
 #include <cuda_runtime_api.h>
 #include <cupti.h>
 #include <dlfcn.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -161,6 +165,71 @@ bool driver_args(CUpti_CallbackId cbid, const void* params, fc::RawApiCall& a) {
   }
 }
 
+// --- host page residency of a device -> host copy's destination ---
+
+// Whether a copy call may write host memory: the converter keeps the figure
+// only for copies CUPTI records as D2H into pageable memory, so a device
+// destination (UVA reservations are mapped, mincore answers 0) does no harm.
+bool may_write_host(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* params) {
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+    cudaMemcpyKind kind = cudaMemcpyDefault;
+    switch (cbid) {
+      case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020: kind = static_cast<const cudaMemcpy_v3020_params*>(params)->kind; break;
+      case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000:
+        kind = static_cast<const cudaMemcpy_ptds_v7000_params*>(params)->kind;
+        break;
+      case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
+        kind = static_cast<const cudaMemcpyAsync_v3020_params*>(params)->kind;
+        break;
+      case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000:
+        kind = static_cast<const cudaMemcpyAsync_ptsz_v7000_params*>(params)->kind;
+        break;
+      default: return false;  // peer and 2-D copies
+    }
+    return kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDefault;
+  }
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz: return true;
+    default: return false;
+  }
+}
+
+// Bytes of [address, address + bytes) in pages resident now (mincore(2)):
+// anonymous pages never touched are not resident, so a pageable D2H copy
+// into them takes first-touch faults. False when the range is not mapped.
+bool resident_bytes(std::uint64_t address, std::uint64_t bytes, std::uint64_t& resident) {
+  static const std::uint64_t page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+  thread_local std::vector<unsigned char> pages;
+  constexpr std::uint64_t kChunkPages = 1u << 16;  // 256 MiB of 4 KiB pages per call
+  resident = 0;
+  if (bytes == 0 || address == 0) return false;
+  const std::uint64_t end = address + bytes;
+  for (std::uint64_t at = address / page * page; at < end; at += kChunkPages * page) {
+    const std::uint64_t span = std::min(kChunkPages * page, (end - at + page - 1) / page * page);
+    pages.resize(span / page);
+    if (mincore(reinterpret_cast<void*>(at), span, pages.data()) != 0) return false;
+    for (std::uint64_t k = 0; k < pages.size(); ++k) {
+      if ((pages[k] & 1u) == 0) continue;
+      const std::uint64_t lo = std::max(address, at + k * page), hi = std::min(end, at + (k + 1) * page);
+      resident += hi > lo ? hi - lo : 0;
+    }
+  }
+  return true;
+}
+
+void check_residency(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* params, fc::RawApiCall& a) {
+  if (a.what != fc::ApiWhat::copy || !may_write_host(domain, cbid, params)) return;
+  a.host_checked = resident_bytes(a.dst, a.bytes, a.host_resident_bytes);
+  if (!a.host_checked) a.host_resident_bytes = 0;
+}
+
 const CUpti_CallbackId kRuntimeCallbacks[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,        CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000,
     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,   CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000,
@@ -242,6 +311,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     a.domain = fc::ApiDomain::runtime;
     a.cbid = cbid;
     cuptiGetTimestamp(&a.host_ns);
+    check_residency(domain, cbid, cb->functionParams, a);
     t_runtime_correlation = cb->correlationId;
     std::lock_guard<std::mutex> lock(g_capture->mutex);
     g_capture->raw.api_calls.push_back(a);
@@ -263,6 +333,8 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   fc::RawApiCall a;
   const bool tracked = driver_args(cbid, cb->functionParams, a);
   if (!tracked && t_runtime_correlation == 0) return;
+  // Inside a runtime call the runtime callback read the residency already.
+  if (tracked && t_runtime_correlation == 0) check_residency(domain, cbid, cb->functionParams, a);
   std::lock_guard<std::mutex> lock(g_capture->mutex);
   if (tracked) {
     a.correlation_id = cb->correlationId;

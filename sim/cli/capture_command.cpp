@@ -61,6 +61,24 @@ std::filesystem::path exe_dir() {
   return ec ? std::filesystem::current_path() : self.parent_path();
 }
 
+/// Runs the capture probe (hw/capture/capture_probe.cu) once without and
+/// once under the injection library, its files in `dir` (plain-ROUND.txt,
+/// captured-ROUND.txt, raw/): the capture's per-call cost on this host.
+/// A probe that fails is reported and leaves the cost unmeasured.
+void run_probe(const std::filesystem::path& probe, const std::filesystem::path& lib, const std::filesystem::path& dir,
+               const char* round) {
+  std::filesystem::create_directories(dir / "raw");
+  const std::string r = round;
+  const capture::LaunchResult plain = capture::run_command({probe.string(), (dir / ("plain-" + r + ".txt")).string()});
+  const capture::LaunchResult captured =
+      capture::run_with_capture({probe.string(), (dir / ("captured-" + r + ".txt")).string()}, lib, dir / "raw");
+  if (!plain.ok() || !captured.ok()) {
+    std::cerr << "flashsim capture: warning: the capture probe (" << r << ") "
+              << (plain.ok() ? captured.describe() : plain.describe())
+              << "; the capture's per-call cost is not measured\n";
+  }
+}
+
 std::string joined(const std::vector<std::string>& words) {
   std::string s;
   for (const auto& w : words) s += (s.empty() ? "" : " ") + w;
@@ -93,6 +111,9 @@ int capture_command(int argc, char** argv) {
   app.add_option("--keep-raw", keep_raw, "keep the raw per-process records in this folder (format: cupti)");
   app.add_option("--library", library, std::string("the injection library (default: ") +
                                            capture::kCaptureLibraryName + " beside flashsim)");
+  bool no_probe = false;
+  app.add_flag("--no-probe", no_probe,
+               "do not measure the capture's per-call cost (the probe runs ~1 s before and after COMMAND)");
   app.add_option("command", command, "the program and its arguments, after --")->required();
   if (!parse_command_line(app, argc, argv)) return 0;
 
@@ -111,6 +132,13 @@ int capture_command(int argc, char** argv) {
   if (!std::filesystem::is_regular_file(lib)) throw InputError("--library " + library + ": no such file");
 
   RawDir raw(out_path, keep_raw);
+  const std::filesystem::path probe = lib.parent_path() / capture::kCaptureProbeName;
+  const std::filesystem::path probe_dir = raw.path() / capture::kProbeFolder;
+  const bool probing = !no_probe && std::filesystem::is_regular_file(probe);
+  if (!no_probe && !probing) {
+    std::cerr << "flashsim capture: note: no " << probe.string() << "; the capture's per-call cost is not measured\n";
+  }
+  if (probing) run_probe(probe, lib, probe_dir, "before");
   std::cerr << "flashsim capture: running " << joined(command) << "\n";
   const auto t0 = std::chrono::steady_clock::now();
   const capture::LaunchResult run = capture::run_with_capture(command, lib, raw.path());
@@ -121,6 +149,7 @@ int capture_command(int argc, char** argv) {
     return run.exit_code != 0 ? run.exit_code : 1;
   }
   std::fprintf(stderr, "flashsim capture: the command finished in %.3f s (wall time under capture)\n", wall_s);
+  if (probing) run_probe(probe, lib, probe_dir, "after");
 
   const std::vector<capture::RawCapture> processes = capture::read_raw_capture_dir(raw.path());
   if (processes.empty()) {
@@ -139,6 +168,7 @@ int capture_command(int argc, char** argv) {
   capture::ProgramOptions program_options;
   program_options.step_marker = step_marker;
   program_options.step_kernel = step_kernel;
+  if (probing) program_options.probe_dir = probe_dir;
   capture::ProgramReport program_report;
   capture::attach_program(converted, processes, program_options, "capture:" + joined(command), &program_report);
   {
@@ -148,7 +178,10 @@ int capture_command(int argc, char** argv) {
   }
   if (!events.empty()) capture::write_capture_events_csv(events, converted);
   std::cout << capture::describe(converted.report);
-  if (converted.meta.program) std::cout << capture::describe(program_report) << "\n";
+  if (converted.meta.program) {
+    std::cout << capture::describe(program_report) << "\n";
+    std::cout << describe_capture_host(converted.meta.program->host) << "\n";
+  }
   std::cout << "wrote " << out_path.string() << "\n";
   if (!events.empty()) std::cout << "wrote " << events << "\n";
   if (!keep_raw.empty()) std::cout << "raw records kept in " << keep_raw << " (flashsim trace import cupti ...)\n";

@@ -19,6 +19,7 @@
 #include "sim/engine/program_engine.h"
 #include "sim/engine/program_executor.h"
 #include "sim/engine/static_placement.h"
+#include "sim/engine/step_regimes.h"
 #include "sim/scenario/hardware_loader.h"
 #include "sim/scenario/scenario.h"
 #include "traces/atomic_file.h"
@@ -34,7 +35,8 @@ int predict_command(int argc, char** argv) {
                "fast tier, pinned host memory, or the first bytes it streams kept resident (docs/capture.md).",
                "flashsim predict");
   std::string trace, hardware = "h200-calibrated", policy = "as_recorded", capacity = "0", host_memory = "as_recorded",
-              host_time = "calibrated", resident_first = "0", json_out, capture_gap = "0";
+              host_time = "calibrated", resident_first = "0", json_out, capture_gap = "measured",
+              copy_curves = "capture", fresh_pages = "per-copy", regime = "steady";
   long long skip = 0;
   app.add_option("trace", trace, "a trace with a program: flashsim capture's .h5 (schema 2)")->required();
   app.add_option("--hardware", hardware, "hardware profile with an execution: section")->capture_default_str();
@@ -51,13 +53,27 @@ int predict_command(int argc, char** argv) {
                  "calibrated (the profile's API costs for launches, copies, events) or recorded (the capture's)")
       ->capture_default_str()
       ->check(CLI::IsMember({"calibrated", "recorded"}));
-  app.add_option("--capture-gap", capture_gap, "ns taken off every recorded gap between calls (capture cost)")
+  app.add_option("--capture-gap", capture_gap,
+                 "the capture's cost taken off the recorded gaps between calls: measured (the trace's probe figures,\n"
+                 "schema 3; none in older traces) or ns per gap")
+      ->capture_default_str();
+  app.add_option("--copy-curves", copy_curves,
+                 "pageable copy time: capture (curves fitted from the trace's own copies, schema 3; else the\n"
+                 "profile's) or profile (--hardware's)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"capture", "profile"}));
+  app.add_option("--fresh-pages", fresh_pages,
+                 "pageable D2H copies into host pages never touched (first-touch faults): per-copy (as the capture\n"
+                 "recorded each copy's destination, schema 3), all, none")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"per-copy", "all", "none"}));
+  app.add_option("--regime", regime,
+                 "the steps the median is of: steady (the last regime), first, all, or a regime number\n"
+                 "(regimes: one per flashsim.repeat mark, else change points over the captured step times)")
       ->capture_default_str();
   bool recorded_copies = false;
   bool d2h_fresh = false;
-  app.add_flag("--d2h-fresh", d2h_fresh,
-               "pageable device-to-host copies go into host memory never touched (.to(\"cpu\") into new tensors):\n"
-               "charge the profile's pageable_d2h_fresh curve (first-touch page faults)");
+  app.add_flag("--d2h-fresh", d2h_fresh, "the same as --fresh-pages all (kept for older scripts)");
   app.add_flag("--recorded-copy-time", recorded_copies,
                "copies take their recorded GPU time (attribution: how much error is the copy model's)");
   app.add_option("--skip-steps", skip, "steps left out of the median (warm-up)")->capture_default_str();
@@ -87,12 +103,19 @@ int predict_command(int argc, char** argv) {
   ExecutorOptions o;
   o.host_time = host_time == "recorded" ? HostTime::recorded : HostTime::calibrated;
   o.host_memory = host_memory_mode(host_memory);
-  o.capture_gap_ns = static_cast<Nanoseconds>(parse_option("--capture-gap", capture_gap, parse_duration_ns));
+  o.capture_gap_ns = capture_gap == "measured"
+                         ? kMeasuredCaptureGap
+                         : static_cast<Nanoseconds>(parse_option("--capture-gap", capture_gap, parse_duration_ns));
   o.recorded_copy_time = recorded_copies;
-  o.d2h_fresh = d2h_fresh;
-  if (d2h_fresh && hw.execution.pageable_d2h_fresh.empty()) {
-    throw InputError("--d2h-fresh: profile '" + hw.name +
-                     "' has no execution.pageable_d2h_fresh_points (flashsim calibrate --only copies measures them)");
+  o.copy_curves = copy_curves == "profile" ? CopyCurveSource::profile : CopyCurveSource::capture;
+  if (d2h_fresh) fresh_pages = "all";
+  o.fresh_pages = fresh_pages == "all" ? FreshPages::all : fresh_pages == "none" ? FreshPages::none : FreshPages::per_copy;
+  const bool fresh_curve = !hw.execution.pageable_d2h_fresh.empty() ||
+                           (o.copy_curves == CopyCurveSource::capture && !meta.program->host.pageable_d2h_fresh.empty());
+  if (fresh_pages == "all" && !fresh_curve) {
+    throw InputError("--fresh-pages all: neither the trace nor profile '" + hw.name +
+                     "' has a fresh-page D2H curve (flashsim calibrate --only copies measures "
+                     "execution.pageable_d2h_fresh_points)");
   }
   const ByteCount resident = parse_option("--resident-first", resident_first, parse_bytes);
   o.as_recorded = policy == kAsRecordedPolicy && resident == 0;
@@ -122,10 +145,29 @@ int predict_command(int argc, char** argv) {
   const std::size_t skip_n = static_cast<std::size_t>(skip);
   const auto steps = p.step_durations(skip_n);
   const auto recorded = p.step_durations(skip_n, true);
-  const double median_ns = p.median_step_ns(skip_n), recorded_median_ns = p.median_step_ns(skip_n, true);
+  const std::vector<Nanoseconds> starts(p.recorded_step_ns.begin() + static_cast<std::ptrdiff_t>(skip_n),
+                                        p.recorded_step_ns.end());
+  const RegimeSplit split = find_regimes(recorded, starts, meta.program->repeat_marks_ns);
+  const StepRegime chosen = choose_regime(split, steps.size(), regime, "--regime");
+  const double median_ns = regime_median_ns(steps, chosen), recorded_median_ns = regime_median_ns(recorded, chosen);
   std::printf("program: %zu ops, %u thread(s), %u stream(s); step rule %s\n", meta.program->ops.size(),
               meta.program->thread_count, meta.program->stream_count, meta.program->step_rule.c_str());
-  std::printf("steps: %zu measured after skipping %lld\n", steps.size(), skip);
+  std::printf("sources: pageable H2D %s; pageable D2H %s; fresh-page D2H %s (fresh pages: %s); capture cost %s\n",
+              p.sources.pageable_h2d.c_str(), p.sources.pageable_d2h.c_str(), p.sources.pageable_d2h_fresh.c_str(),
+              p.sources.fresh_pages.c_str(), p.sources.capture_cost.c_str());
+  std::printf("per step (ms, captured / predicted):");
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    std::printf("%s%zu: %.2f/%.2f", i % 6 == 0 ? "\n  " : "  ", i + skip_n, recorded[i] / 1e6, steps[i] / 1e6);
+  }
+  std::printf("\nregimes (%s):\n", split.rule.c_str());
+  for (std::size_t r = 0; r < split.regimes.size(); ++r) {
+    const StepRegime& g = split.regimes[r];
+    std::printf("  %zu: steps %zu..%zu, median captured %.3f ms, predicted %.3f ms%s\n", r, g.first + skip_n,
+                g.end - 1 + skip_n, regime_median_ns(recorded, g) / 1e6, regime_median_ns(steps, g) / 1e6,
+                r + 1 == split.regimes.size() ? " (steady)" : "");
+  }
+  std::printf("steps: %zu measured after skipping %lld; regime %s: steps %zu..%zu\n", steps.size(), skip,
+              regime.c_str(), chosen.first + skip_n, chosen.end - 1 + skip_n);
   std::printf("predicted time per step: median %.3f ms (as captured: %.3f ms)\n", median_ns / 1e6,
               recorded_median_ns / 1e6);
   std::printf("copies: %llu (%llu removed by the fast tier, %.3f GB not copied); H2D %.3f GB, D2H %.3f GB; "
@@ -150,6 +192,22 @@ int predict_command(int argc, char** argv) {
     j["host_memory"] = host_memory;
     j["host_time"] = host_time;
     j["skip_steps"] = skip;
+    j["regime"] = regime;
+    j["regime_steps"] = {chosen.first + skip_n, chosen.end + skip_n};
+    j["regime_rule"] = split.rule;
+    nlohmann::json regimes = nlohmann::json::array();
+    for (const StepRegime& g : split.regimes) {
+      regimes.push_back({{"first_step", g.first + skip_n},
+                         {"end_step", g.end + skip_n},
+                         {"median_step_ns", regime_median_ns(steps, g)},
+                         {"recorded_median_step_ns", regime_median_ns(recorded, g)}});
+    }
+    j["regimes"] = regimes;
+    j["sources"] = {{"pageable_h2d", p.sources.pageable_h2d},
+                    {"pageable_d2h", p.sources.pageable_d2h},
+                    {"pageable_d2h_fresh", p.sources.pageable_d2h_fresh},
+                    {"fresh_pages", p.sources.fresh_pages},
+                    {"capture_cost", p.sources.capture_cost}};
     j["step_ns"] = steps;
     j["recorded_step_ns"] = recorded;
     j["median_step_ns"] = median_ns;

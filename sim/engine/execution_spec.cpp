@@ -30,6 +30,15 @@ Nanoseconds CopyCurve::time_ns(ByteCount bytes) const {
   return static_cast<Nanoseconds>(std::llround(std::max(y, 0.0)));
 }
 
+Nanoseconds BlendedCopyCurve::time_ns(ByteCount bytes) const {
+  if (inner.empty()) return outer.time_ns(bytes);
+  const ByteCount lo = inner.points.front().first, hi = inner.points.back().first;
+  if (outer.empty() || (bytes >= lo && bytes <= hi)) return inner.time_ns(bytes);
+  const ByteCount end = bytes < lo ? lo : hi;
+  const double scale = static_cast<double>(inner.time_ns(end)) / static_cast<double>(std::max<Nanoseconds>(1, outer.time_ns(end)));
+  return static_cast<Nanoseconds>(std::llround(scale * static_cast<double>(outer.time_ns(bytes))));
+}
+
 CopyCurve make_copy_curve(std::vector<std::pair<double, double>> points, const std::string& key) {
   if (points.size() < 2) {
     throw InputError(key + ": needs at least two [bytes, ns] points (got " + std::to_string(points.size()) + ")");

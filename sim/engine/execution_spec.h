@@ -26,6 +26,16 @@ struct CopyCurve {
   Nanoseconds time_ns(ByteCount bytes) const;
 };
 
+/// A copy curve measured on the program's own host over the sizes it saw
+/// (`inner`, a capture's fit), and another (`outer`, the profile's) beyond
+/// them, scaled to meet `inner` at its nearest end. Either may be empty.
+struct BlendedCopyCurve {
+  CopyCurve inner, outer;
+  bool empty() const { return inner.empty() && outer.empty(); }
+  /// Nanoseconds for `bytes` by the rule above (0 when both are empty).
+  Nanoseconds time_ns(ByteCount bytes) const;
+};
+
 /// Host memory of a program's copies (the program engine; a what-if: the
 /// same program with its host buffers pinned, or pageable).
 enum class HostMemoryMode { as_recorded, pinned, pageable };

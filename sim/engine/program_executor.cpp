@@ -1,6 +1,7 @@
 #include "sim/engine/program_executor.h"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <limits>
 #include <memory>
@@ -38,6 +39,7 @@ class Executor {
     d2h_lat_ = hw_.d2h_latency_ns > 0 ? hw_.d2h_latency_ns : link.latency_ns;
     h2d_bw_ = hw_.h2d_bandwidth > 0 ? hw_.h2d_bandwidth : link.bandwidth;
     d2h_bw_ = hw_.d2h_bandwidth > 0 ? hw_.d2h_bandwidth : link.bandwidth;
+    set_host_facts(hw.name);
     const std::size_t n = p_.ops.size();
     per_thread_.resize(p_.thread_count);
     for (std::size_t i = 0; i < n; ++i) per_thread_[p_.ops[i].thread].push_back(i);
@@ -101,6 +103,65 @@ class Executor {
 
   void schedule(Nanoseconds t, bool host, std::uint32_t who) { queue_.push(Event{t, seq_++, host, who}); }
 
+  static std::size_t kind_slot(const ProgramOp& op) { return static_cast<std::size_t>(op.kind) * 2 + op.blocking; }
+
+  /// The pageable curves, the fresh-page rule and the capture's cost, from
+  /// the trace's host facts (schema v3) or the profile, as the options say.
+  void set_host_facts(const std::string& profile) {
+    const CaptureHost& h = p_.host;
+    const bool from_capture = o_.copy_curves == CopyCurveSource::capture;
+    auto pick = [&](const std::vector<CopyTimePoint>& fitted, const CopyCurve& own, BlendedCopyCurve& into,
+                    std::string& source) {
+      into.outer = own;
+      source = own.empty() ? "none" : "profile " + profile;
+      if (!from_capture || fitted.empty()) return;
+      std::uint64_t copies = 0;
+      for (const CopyTimePoint& q : fitted) {
+        into.inner.points.emplace_back(q.bytes, q.ns);
+        copies += q.copies;
+      }
+      source = "capture (" + std::to_string(fitted.size()) + " sizes, " + std::to_string(copies) + " copies)" +
+               (own.empty() ? "" : ", profile " + profile + " beyond them");
+    };
+    PredictionSources& src = out_.sources;
+    pick(h.pageable_h2d, hw_.pageable_h2d, h2d_curve_, src.pageable_h2d);
+    pick(h.pageable_d2h, hw_.pageable_d2h, d2h_curve_, src.pageable_d2h);
+    pick(h.pageable_d2h_fresh, hw_.pageable_d2h_fresh, d2h_fresh_curve_, src.pageable_d2h_fresh);
+    src.fresh_pages = o_.fresh_pages == FreshPages::all    ? "all"
+                      : o_.fresh_pages == FreshPages::none ? "none"
+                      : h.residency_recorded               ? "per copy (capture)"
+                                                           : "none (residency not recorded)";
+    for (std::size_t k = 0; k < kSlots; ++k) {
+      ProgramOp op;
+      op.kind = static_cast<ProgramOpKind>(k / 2);
+      op.blocking = k % 2 == 1;
+      const std::string_view call = probe_call_for(op);
+      const bool measured = o_.capture_gap_ns == kMeasuredCaptureGap && !call.empty();
+      half_gap_[k] = measured ? h.gap_ns(call) / 2 : 0;
+      inside_[k] = measured ? h.inside_ns(call) : 0;
+    }
+    if (o_.capture_gap_ns >= 0) {
+      src.capture_cost = std::to_string(o_.capture_gap_ns) + " ns a gap (--capture-gap)";
+    } else if (h.call_costs.empty()) {
+      src.capture_cost = "none (not measured)";
+    } else {
+      src.capture_cost = "measured at capture (" + std::to_string(h.call_costs.size()) + " calls, median gap " +
+                         std::to_string(h.gap_ns("")) + " ns)";
+    }
+  }
+
+  /// Share of a pageable D2H copy's bytes that land in fresh pages.
+  double fresh_share(const ProgramOp& op) const {
+    switch (o_.fresh_pages) {
+      case FreshPages::all: return 1;
+      case FreshPages::none: return 0;
+      default:
+        return p_.host.residency_recorded && op.bytes > 0
+                   ? static_cast<double>(std::min(op.host_fresh_bytes, op.bytes)) / static_cast<double>(op.bytes)
+                   : 0;
+    }
+  }
+
   bool pageable(const ProgramOp& op) const {
     if (op.kind != ProgramOpKind::copy || op.host_memory == HostMemory::none) return false;
     switch (o_.host_memory) {
@@ -123,7 +184,10 @@ class Executor {
         default: return hw_.api_stream_sync_ns;  // a blocking copy returns like a synchronise
       }
     }
-    if (o_.host_time == HostTime::recorded || recorded == 0) return recorded;
+    if (recorded == 0) return 0;
+    // The capture's cost inside the call is not the program's (measured traces).
+    const Nanoseconds own = std::max<Nanoseconds>(0, recorded - inside_[kind_slot(op)]);
+    if (o_.host_time == HostTime::recorded) return own;
     switch (op.kind) {
       case ProgramOpKind::kernel: return std::min(recorded, hw_.api_launch_ns);
       case ProgramOpKind::copy:
@@ -133,7 +197,7 @@ class Executor {
       case ProgramOpKind::stream_sync: return std::min(recorded, hw_.api_stream_sync_ns);
       case ProgramOpKind::event_sync: return std::min(recorded, hw_.api_event_sync_ns);
       case ProgramOpKind::device_sync: return std::min(recorded, hw_.api_device_sync_ns);
-      default: return recorded;
+      default: return own;
     }
   }
 
@@ -142,7 +206,9 @@ class Executor {
     const ProgramOp& prev = p_.ops[per_thread_[thread][k - 1]];
     const ProgramOp& op = p_.ops[per_thread_[thread][k]];
     const Nanoseconds gap = op.host_start_ns - prev.host_end_ns;
-    return std::max<Nanoseconds>(0, gap - o_.capture_gap_ns);
+    const Nanoseconds capture = o_.capture_gap_ns >= 0 ? o_.capture_gap_ns
+                                                       : half_gap_[kind_slot(prev)] + half_gap_[kind_slot(op)];
+    return std::max<Nanoseconds>(0, gap - capture);
   }
 
   /// The copy's bytes after the fast tier (policy runs): hits are not copied.
@@ -190,10 +256,18 @@ class Executor {
   Nanoseconds copy_time(const ProgramOp& op, ByteCount bytes, Engine engine, Nanoseconds begin) const {
     if (o_.recorded_copy_time && bytes == op.bytes && o_.host_memory == HostMemoryMode::as_recorded) return op.gpu_ns;
     if (pageable(op)) {
-      const CopyCurve& curve = engine == kH2D                                   ? hw_.pageable_h2d
-                               : o_.d2h_fresh && !hw_.pageable_d2h_fresh.empty() ? hw_.pageable_d2h_fresh
-                                                                                 : hw_.pageable_d2h;
-      if (!curve.empty()) return curve.time_ns(bytes);
+      if (engine == kH2D) {
+        if (!h2d_curve_.empty()) return h2d_curve_.time_ns(bytes);
+      } else {
+        const double f = d2h_fresh_curve_.empty() ? 0 : fresh_share(op);
+        if (d2h_curve_.empty() && f > 0) return d2h_fresh_curve_.time_ns(bytes);
+        if (!d2h_curve_.empty()) {
+          const Nanoseconds touched = d2h_curve_.time_ns(bytes);
+          if (f <= 0) return touched;
+          const double fresh = static_cast<double>(d2h_fresh_curve_.time_ns(bytes));
+          return static_cast<Nanoseconds>(std::llround(static_cast<double>(touched) + f * (fresh - static_cast<double>(touched))));
+        }
+      }
     }
     double bw = engine == kH2D ? h2d_bw_ : d2h_bw_;
     const Nanoseconds other_free = engine_free_[engine == kH2D ? kD2H : kH2D];
@@ -387,6 +461,10 @@ class Executor {
   const ExecutorOptions& o_;
   Nanoseconds h2d_lat_ = 0, d2h_lat_ = 0;
   double h2d_bw_ = 1, d2h_bw_ = 1;
+  BlendedCopyCurve h2d_curve_, d2h_curve_, d2h_fresh_curve_;
+  static constexpr std::size_t kSlots = (static_cast<std::size_t>(ProgramOpKind::step) + 1) * 2;
+  Nanoseconds half_gap_[kSlots] = {};  // per (kind, blocking): half the capture's recorded gap
+  Nanoseconds inside_[kSlots] = {};    // per (kind, blocking): the capture's cost inside the call
   std::vector<std::vector<std::size_t>> per_thread_;
   std::vector<std::size_t> pos_;
   std::uint32_t threads_done_ = 0;

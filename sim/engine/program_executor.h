@@ -40,24 +40,49 @@ enum class HostTime {
   calibrated,  ///< ExecutionSpec's api_* cost for launches, copies, event records, waits; recorded for the rest
 };
 
+/// Where the pageable copy curves come from.
+enum class CopyCurveSource {
+  capture,  ///< the trace's own curves (schema v3, fitted from its copies) where it has them, else the profile's
+  profile,  ///< the hardware profile's execution: curves
+};
+
+/// Which pageable D2H copies land in fresh host pages (first-touch faults).
+enum class FreshPages {
+  per_copy,  ///< each copy's recorded fresh bytes (schema v3 residency); none where not recorded
+  all,       ///< every one (the user's statement: `.to("cpu")` into new tensors)
+  none,      ///< none (the touched-buffer curve for all)
+};
+
+/// ExecutorOptions::capture_gap_ns: the trace's measured capture cost.
+inline constexpr Nanoseconds kMeasuredCaptureGap = -1;
+
 struct ExecutorOptions {
   HostTime host_time = HostTime::calibrated;
   HostMemoryMode host_memory = HostMemoryMode::as_recorded;
   /// ns subtracted from every recorded host gap between two calls (the
   /// capture's per-call cost that lands outside the calls), floored at 0.
-  Nanoseconds capture_gap_ns = 0;
+  /// kMeasuredCaptureGap: the trace's probe figures (schema v3), half of the
+  /// earlier call's gap and half of the later one's (0 without them); the
+  /// capture's cost inside host-only calls comes off their recorded time too.
+  Nanoseconds capture_gap_ns = kMeasuredCaptureGap;
   /// Copies that move all their recorded bytes take their recorded GPU time
   /// instead of the model's (an attribution run: how much of an error is the
   /// copy model's; not a prediction).
   bool recorded_copy_time = false;
-  /// Pageable D2H copies land in host memory never touched before (the
-  /// program copies `.to("cpu")` into new tensors): they take the profile's
-  /// pageable_d2h_fresh curve when it has one. The capture cannot tell
-  /// whether a destination was fresh, so this is the user's statement.
-  bool d2h_fresh = false;
+  CopyCurveSource copy_curves = CopyCurveSource::capture;
+  /// A copy's fresh share f takes touched(b) + f · (fresh(b) − touched(b)),
+  /// the fresh curve from the trace or the profile (none: touched only).
+  FreshPages fresh_pages = FreshPages::per_copy;
   /// "as_recorded" or a fast tier (cache.policy and capacity): see above.
   bool as_recorded = true;
   CacheConfig cache;
+};
+
+/// Where each figure of a run came from (flashsim predict prints it).
+struct PredictionSources {
+  std::string pageable_h2d, pageable_d2h, pageable_d2h_fresh;  ///< "capture (N sizes, M copies)" / "profile NAME" / "none"
+  std::string fresh_pages;   ///< "per copy (capture)", "all", "none", "none (not recorded)"
+  std::string capture_cost;  ///< "measured at capture (median gap N ns)", "N ns (--capture-gap)", "none"
 };
 
 struct ProgramPrediction {
@@ -76,6 +101,7 @@ struct ProgramPrediction {
   /// The fast tier's decisions (policy runs); as_recorded: every access a
   /// miss served by the program's copy (bytes_fetched = the H2D bytes).
   AccessCounters counters;
+  PredictionSources sources;
 
   /// Median of step_durations(skip, recorded) in ns (0 with no step).
   double median_step_ns(std::size_t skip, bool recorded = false) const;

@@ -267,6 +267,70 @@ TEST(ProgramExecutor, PageableCopyBlocksForTheCurveTimePinnedDoesNot) {
   EXPECT_EQ(q.copy_count[0][1], 0u);
 }
 
+// --- 3b. the capture's host facts (schema v3) ---
+
+// One pageable D2H copy of 10000 B, 3/4 of it into fresh pages; the
+// profile's touched curve 1 ns/B, fresh 3 ns/B (straight lines through 0).
+TEST(ProgramExecutor, FreshPagesAreChargedPerCopyAsTheCaptureRecorded) {
+  Program p = program({step(0), copy(100, 200, 0, CopyDirection::d2h, 10000, HostMemory::pageable, true), step(20000)}, 1, 1);
+  p.ops[1].host_fresh_bytes = 7500;
+  p.host.residency_recorded = true;
+  ExecutionSpec spec;
+  spec.pageable_d2h = make_copy_curve({{1000, 1000}, {100000, 100000}}, "d2h");
+  spec.pageable_d2h_fresh = make_copy_curve({{1000, 3000}, {100000, 300000}}, "fresh");
+  const HardwareProfile hw = hardware(spec);
+  auto copy_ns = [&](FreshPages f, bool recorded) {
+    Program q = p;
+    q.host.residency_recorded = recorded;
+    ExecutorOptions o = recorded_time();
+    o.fresh_pages = f;
+    return run_program(meta_of(q), {}, hw, o).copy_model_ns[1][1];
+  };
+  // per copy: 10000 + 0.75 * (30000 - 10000) = 25000.
+  EXPECT_EQ(copy_ns(FreshPages::per_copy, true), 25000);
+  EXPECT_EQ(copy_ns(FreshPages::per_copy, false), 10000);  // not recorded: touched
+  EXPECT_EQ(copy_ns(FreshPages::all, true), 30000);
+  EXPECT_EQ(copy_ns(FreshPages::none, true), 10000);
+}
+
+// The trace's own curve inside its sizes; the profile's beyond, scaled to meet it.
+TEST(ProgramExecutor, CaptureCurvesWinInsideTheirSizesAndScaleTheProfileBeyond) {
+  ExecutionSpec spec;
+  spec.pageable_h2d = make_copy_curve({{1000, 1000}, {1000000, 1000000}}, "h2d");  // 1 ns/B
+  const HardwareProfile hw = hardware(spec);
+  auto h2d_ns = [&](ByteCount bytes, CopyCurveSource source) {
+    Program p = program({step(0), copy(100, 200, 0, CopyDirection::h2d, bytes, HostMemory::pageable), step(20000000)}, 1, 1);
+    p.host.pageable_h2d = {{10000, 20000, 4}, {20000, 30000, 4}};  // the capture: 2 ns/B at 10 kB, 1.5 at 20 kB
+    ExecutorOptions o = recorded_time();
+    o.copy_curves = source;
+    const ProgramPrediction r = run_program(meta_of(p), {}, hw, o);
+    EXPECT_FALSE(r.sources.pageable_h2d.empty());
+    return r.copy_model_ns[0][1];
+  };
+  EXPECT_EQ(h2d_ns(15000, CopyCurveSource::capture), 25000);  // interpolated
+  EXPECT_EQ(h2d_ns(40000, CopyCurveSource::capture), 60000);  // profile 40000 x (30000 / 20000)
+  EXPECT_EQ(h2d_ns(5000, CopyCurveSource::capture), 10000);   // profile 5000 x (20000 / 10000)
+  EXPECT_EQ(h2d_ns(15000, CopyCurveSource::profile), 15000);
+}
+
+// The probe's recorded gaps come off the gaps, half from each neighbour; its
+// cost inside host-only calls off their recorded time.
+TEST(ProgramExecutor, TheMeasuredCaptureCostComesOffGapsAndHostCalls) {
+  // step 0, host call 100..1100, kernel launch 1500..1600 (gpu 10), step 2000.
+  Program p = program({step(0), op(ProgramOpKind::host, 100, 1100), kernel(1500, 1600, 0, 10), step(2000)}, 1, 1);
+  p.host.call_costs = {{"host_call", 50, 450, 200}, {"launch", 1000, 1800, 600}};
+  const HardwareProfile hw = hardware();
+  const ProgramPrediction r = run_program(meta_of(p), {}, hw, recorded_time());
+  // Gaps: step->host 100 - (0 + 100) = 0; host->launch 400 - (100 + 300) = 0;
+  // launch->step 400 - (300 + 0) = 100. Host call 1000 - (450 - 50 - 200) = 800;
+  // launch 100 - (1800 - 1000 - 600 = 200) -> 0. Step = 0 + 800 + 0 + 0 + 100 = 900.
+  EXPECT_EQ(r.step_durations(0), (std::vector<Nanoseconds>{900}));
+  EXPECT_NE(r.sources.capture_cost.find("measured at capture"), std::string::npos) << r.sources.capture_cost;
+  ExecutorOptions fixed = recorded_time();
+  fixed.capture_gap_ns = 0;  // a figure given: no probe figures at all
+  EXPECT_EQ(run_program(meta_of(p), {}, hw, fixed).step_durations(0), (std::vector<Nanoseconds>{2000}));
+}
+
 // --- 4. duplex ---
 
 TEST(ProgramExecutor, DuplexLimitHalvesTheSecondDirectionToStart) {

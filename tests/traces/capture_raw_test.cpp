@@ -65,6 +65,8 @@ RawCapture sample() {
   a.src = 0x200000000;
   a.bytes = 1 << 20;
   a.host_ns = 5;
+  a.host_checked = true;
+  a.host_resident_bytes = 3 << 18;
   c.api_calls.push_back(a);
   c.links.push_back({7, 6});
   c.host_registers.push_back({true, 0x1000, 8192, 1});
@@ -93,7 +95,7 @@ TEST(CaptureRaw, RoundTripKeepsEveryField) {
   test::TempDir dir;
   const RawCapture c = sample();
   const std::string text = write_to_string(c, dir / "a.raw");
-  EXPECT_EQ(text.substr(0, text.find('\n')), "flashsim-capture-raw 2 4242");
+  EXPECT_EQ(text.substr(0, text.find('\n')), "flashsim-capture-raw 3 4242");
   const RawCapture r = read_raw_capture(dir / "a.raw");
   EXPECT_EQ(r.pid, 4242);
   ASSERT_EQ(r.copies.size(), 1u);
@@ -113,6 +115,8 @@ TEST(CaptureRaw, RoundTripKeepsEveryField) {
   ASSERT_EQ(r.api_calls.size(), 1u);
   EXPECT_EQ(r.api_calls[0].src, 0x200000000u);
   EXPECT_EQ(r.api_calls[0].cbid, 41u);
+  EXPECT_TRUE(r.api_calls[0].host_checked);
+  EXPECT_EQ(r.api_calls[0].host_resident_bytes, 3u << 18);
   ASSERT_EQ(r.links.size(), 1u);
   EXPECT_EQ(r.links[0].driver_correlation_id, 7u);
   ASSERT_EQ(r.host_registers.size(), 2u);
@@ -146,6 +150,7 @@ TEST(CaptureRaw, Version1FilesStillReadAndLinksComeFromApiTiming) {
   }
   const RawCapture v1 = read_raw_capture(dir / "v1.raw");
   EXPECT_EQ(v1.api_calls.size(), 1u);
+  EXPECT_FALSE(v1.api_calls[0].host_checked);  // before version 3: not measured
   EXPECT_TRUE(v1.apis.empty());
   // A version-1 file must not carry version-2 records.
   expect_error(dir / "x.raw", "flashsim-capture-raw 1 5\nA 6 R 41 1 2 3\nE 0 0 0 0 0 0 0 0\n", "unknown record tag 'A'");
@@ -185,7 +190,10 @@ TEST(CaptureRaw, CutShortOrCorruptFilesNameTheLine) {
   bad_count.replace(bad_count.rfind("E 1"), 3, "E 2");
   expect_error(dir / "x.raw", bad_count, "file cut short");
   expect_error(dir / "x.raw", "flashsim-capture-raw 1 1\nZ 1 2\n", "x.raw:2: unknown record tag 'Z'");
-  expect_error(dir / "x.raw", "flashsim-capture-raw 3 1\n", "format version 3");
+  expect_error(dir / "x.raw", "flashsim-capture-raw 4 1\n", "format version 4");
+  expect_error(dir / "x.raw", "flashsim-capture-raw 3 1\nX 1 R 3 copy 0x1 0x2 8 4 2 0\n", "x.raw:2: residency flag 2");
+  expect_error(dir / "x.raw", "flashsim-capture-raw 3 1\nX 1 R 3 copy 0x1 0x2 8 4 1 9\n",
+               "x.raw:2: resident bytes exceed the call's bytes");
   expect_error(dir / "x.raw", "hello\n", "not a flashsim capture file");
   expect_error(dir / "x.raw", "", "empty file");
   expect_error(dir / "x.raw", "flashsim-capture-raw 1 1\nC 1 2 1 2 3 100 50 10 0 0 0\nE 1 0 0 0 0 0 0 0\n",

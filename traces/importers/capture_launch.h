@@ -10,6 +10,8 @@ namespace flashsim::capture {
 
 /// The library's file name (hw/capture/CMakeLists.txt builds it beside `flashsim`).
 inline constexpr const char* kCaptureLibraryName = "libflashsim_capture.so";
+/// The capture probe, beside the library (hw/capture/capture_probe.cu).
+inline constexpr const char* kCaptureProbeName = "flashsim_capture_probe";
 
 /// The injection library: $FLASHSIM_CAPTURE_LIBRARY if set, else
 /// kCaptureLibraryName in `exe_dir`, then in `exe_dir`/../lib. Throws

@@ -272,6 +272,12 @@ ConvertedCapture convert_capture(const std::vector<RawCapture>& processes, const
         e.src = a->src + offset;
         e.dst = a->dst + offset;
         host_ns = a->host_ns;
+        if (a->host_checked && a->bytes > 0) {
+          // Pieces of one call share its fresh bytes in proportion to their size.
+          e.host_checked = true;
+          const long double fresh = static_cast<long double>(a->bytes - a->host_resident_bytes) / a->bytes;
+          e.host_fresh_bytes = std::min<std::uint64_t>(r->bytes, static_cast<std::uint64_t>(fresh * r->bytes + 0.5L));
+        }
       }
       e.src_region = region_label(regions, p, e.src, host_ns);
       e.dst_region = region_label(regions, p, e.dst, host_ns);

@@ -104,6 +104,10 @@ struct CaptureEvent {
   std::uint32_t correlation_id = 0;         ///< of the API call that issued it (CUPTI's, as recorded)
   std::uint32_t runtime_correlation_id = 0; ///< copies: of the runtime call (0: none)
   std::uint32_t raw_stream = 0;             ///< CUPTI's stream id (stream is the dense index)
+  /// Copies: the API call read the destination's page residency (raw v3);
+  /// host_fresh_bytes = this piece's share of the call's bytes not resident.
+  bool host_checked = false;
+  std::uint64_t host_fresh_bytes = 0;
 };
 
 /// What was seen and what was kept.

@@ -28,6 +28,7 @@ std::unique_ptr<ITraceSource> open_cupti(const ParamValues& p, const TraceOpenCo
   capture::ProgramOptions po;
   po.step_marker = p.text("step_marker");
   po.step_kernel = p.text("step_kernel");
+  if (std::filesystem::is_directory(c.path)) po.probe_dir = c.path / capture::kProbeFolder;
   capture::attach_program(converted, raw, po, "cupti:" + c.path.string());
   return std::make_unique<MemoryTraceSource>(std::move(converted.meta), std::move(converted.records));
 }

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "sim/core/errors.h"
+#include "traces/importers/capture_host_facts.h"
 
 namespace flashsim::capture {
 
@@ -205,6 +206,10 @@ Program build_program(const std::vector<RawCapture>& processes, const ConvertedC
                             : d.direction == CopyDirection::d2h ? host_memory_of(e.dst_kind)
                                                                 : HostMemory::none;
             d.blocking = !async;
+            if (e.host_checked && d.direction == CopyDirection::d2h && d.host_memory == HostMemory::pageable) {
+              d.host_fresh_bytes = e.host_fresh_bytes;
+              prog.host.residency_recorded = true;
+            }
             if (e.first_record != kNoAddress) {
               d.first_access = e.first_record;
               d.access_count = e.record_count;
@@ -224,6 +229,7 @@ Program build_program(const std::vector<RawCapture>& processes, const ConvertedC
     }
     for (const RawMarker& m : c.markers) {
       if ((m.flags & (kMarkerInstantaneous | kMarkerStart)) == 0) continue;
+      if (m.name == options.repeat_marker) prog.repeat_marks_ns.push_back(rel(m.timestamp_ns));
       if (m.name != options.step_marker && m.name != "flashsim.end") continue;
       push(step_op(threads.of(p, calls_per_thread.count(m.thread) != 0 ? m.thread : busiest), rel(m.timestamp_ns)));
       prog.step_rule = "nvtx:" + options.step_marker;
@@ -268,6 +274,10 @@ Program build_program(const std::vector<RawCapture>& processes, const ConvertedC
     if (any) prog.step_rule = "block:" + std::to_string(converted.report.marker_block);
   }
   for (const ProgramOp& op : prog.ops) rep.steps += op.kind == ProgramOpKind::step;
+  std::sort(prog.repeat_marks_ns.begin(), prog.repeat_marks_ns.end());
+  rep.repeat_marks = prog.repeat_marks_ns.size();
+  fit_pageable_curves(prog);
+  if (!options.probe_dir.empty()) prog.host.call_costs = read_probe_dir(options.probe_dir);
   prog.thread_count = threads.next;
   prog.stream_count = streams.next;
   prog.event_count = events.next;
@@ -286,8 +296,8 @@ void attach_program(ConvertedCapture& converted, const std::vector<RawCapture>& 
                     const ProgramOptions& options, const std::string& source, ProgramReport* report) {
   Program program = build_program(processes, converted, options, source, report);
   if (program.empty()) return;
+  converted.meta.schema_version = program.schema_version();
   converted.meta.program = std::make_shared<const Program>(std::move(program));
-  converted.meta.schema_version = 2;
 }
 
 std::string describe(const ProgramReport& r) {
@@ -296,6 +306,7 @@ std::string describe(const ProgramReport& r) {
     << static_cast<double>(r.api_host_ns) / 1e6 << " ms inside them), " << r.kernels << " kernels, " << r.copies
     << " copies, " << r.syncs << " synchronisations, " << r.event_records << " event records, " << r.stream_waits
     << " stream waits on " << r.streams << " stream(s); " << r.steps << " step marks";
+  if (r.repeat_marks != 0) s << ", " << r.repeat_marks << " repeat marks";
   if (r.unmatched_device_ops != 0) s << "; " << r.unmatched_device_ops << " device operations without an API call";
   return s.str();
 }

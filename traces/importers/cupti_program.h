@@ -17,11 +17,16 @@
 //  * A copy blocks the host when its call is not an *Async one (the name of
 //    the callback id); pageable copies are left to the execution model.
 //  * Steps: NVTX marks (or range starts) named options.step_marker; a mark
-//    named "flashsim.end" closes the last step. Without such marks, the
+//    named "flashsim.end" closes the last step. Marks named
+//    options.repeat_marker start a repeat (Program::repeat_marks_ns).
+//  * Host facts (schema v3, traces/importers/capture_host_facts.h): each
+//    pageable D2H copy's fresh destination bytes (raw v3 residency), and
+//    the pageable copy curves fitted from the copies' recorded GPU time. Without such marks, the
 //    launches of kernels whose name contains options.step_kernel; without
 //    that, the API call of each copy that starts a new token of the access
 //    records (their token_index: the most-read-block rule).
 #pragma once
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -33,12 +38,20 @@ namespace flashsim::capture {
 struct ProgramOptions {
   std::string step_marker = "flashsim.step";  ///< NVTX mark name that starts a step
   std::string step_kernel;                    ///< if no marks: a kernel-name substring that starts a step
+  std::string repeat_marker = "flashsim.repeat";  ///< NVTX mark that starts a repeat (a step regime)
+  /// The capture probe's folder (read_probe_dir): the capture's per-call
+  /// cost; empty or absent: not measured.
+  std::filesystem::path probe_dir;
 };
+
+/// Where `flashsim capture` leaves the probe's files inside the raw folder.
+inline constexpr const char* kProbeFolder = "probe";
 
 /// What building the program found (for `flashsim capture`'s summary).
 struct ProgramReport {
   std::uint64_t api_calls = 0, ops = 0, threads = 0, streams = 0, events = 0;
   std::uint64_t kernels = 0, copies = 0, syncs = 0, event_records = 0, stream_waits = 0, steps = 0;
+  std::uint64_t repeat_marks = 0;
   std::uint64_t unmatched_device_ops = 0;  ///< device operations with no API call (not in the program)
   Nanoseconds api_host_ns = 0;             ///< sum of API call durations
 };

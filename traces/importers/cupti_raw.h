@@ -6,15 +6,19 @@
 // the simulator; the enumerations carry CUPTI's own numeric values (the
 // library static_asserts that they match).
 //
-// File format "flashsim-capture-raw 2" (text, one record per line, fields
+// File format "flashsim-capture-raw 3" (text, one record per line, fields
 // separated by one space, integers decimal, addresses 0x-hex; version 1 files,
-// without the A/Y/V/N/Q records and with the shorter E line, still read):
-//   flashsim-capture-raw 2 <pid>                                   (first line)
+// without the A/Y/V/N/Q records and with the shorter E line, and version 2
+// files, whose X lines end at host_ts, still read):
+//   flashsim-capture-raw 3 <pid>                                   (first line)
 //   C corr runtime_corr copy_kind src_kind dst_kind bytes start end device context stream
 //   S corr memory_kind bytes start end device context stream       (memset)
 //   K corr start end device context stream gx gy gz bx by bz name  (name: rest of line)
 //   M corr operation memory_kind address bytes timestamp device context stream
-//   X corr domain(R|D) cbid what(copy|memset) dst src bytes host_ts (API call arguments)
+//   X corr domain(R|D) cbid what(copy|memset) dst src bytes host_ts checked resident
+//                                    (API call arguments; v3: checked 1 when the host
+//                                     destination's page residency was read, resident
+//                                     = its bytes resident at the call)
 //   L driver_corr runtime_corr                                     (driver call inside a runtime call)
 //   H operation(register|unregister) address bytes host_ts          (host-registered range)
 //   A corr domain(R|D) cbid start end thread                       (every API call: host enter/exit)
@@ -36,7 +40,7 @@
 namespace flashsim::capture {
 
 inline constexpr const char* kRawMagic = "flashsim-capture-raw";
-inline constexpr int kRawVersion = 2;
+inline constexpr int kRawVersion = 3;
 
 /// CUpti_ActivityMemcpyKind values.
 enum class CopyKind : std::uint8_t {
@@ -105,6 +109,10 @@ struct RawApiCall {
   std::uint64_t dst = 0, src = 0;  ///< src = 0 for memsets
   std::uint64_t bytes = 0;         ///< as passed (a 2-D copy: width × height)
   std::uint64_t host_ns = 0;       ///< CUPTI timestamp at entry
+  /// Version 3: the host destination's page residency was read at entry
+  /// (mincore; copies that may go device → host, outside a runtime call).
+  bool host_checked = false;
+  std::uint64_t host_resident_bytes = 0;  ///< bytes of [dst, dst + bytes) resident then (<= bytes)
 };
 
 /// A driver API call made inside a runtime API call on the same thread: the

@@ -162,6 +162,13 @@ RawCapture read_raw_capture(const std::filesystem::path& path) {
       r.src = p.number<std::uint64_t>();
       r.bytes = p.number<std::uint64_t>();
       r.host_ns = p.number<std::uint64_t>();
+      if (version >= 3) {
+        const int checked = p.number<int>();
+        if (checked != 0 && checked != 1) p.fail("residency flag " + std::to_string(checked) + " (expected 0 or 1)");
+        r.host_checked = checked == 1;
+        r.host_resident_bytes = p.number<std::uint64_t>();
+        if (r.host_resident_bytes > r.bytes) p.fail("resident bytes exceed the call's bytes");
+      }
       c.api_calls.push_back(r);
     } else if (tag == "L") {
       RawLink r;

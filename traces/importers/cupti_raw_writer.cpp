@@ -39,9 +39,11 @@ bool write_raw_capture(std::FILE* f, const RawCapture& c) {
                             r.device_id, r.context_id, r.stream_id) > 0;
   }
   for (const RawApiCall& r : c.api_calls) {
-    ok = ok && std::fprintf(f, "X %" PRIu32 " %c %" PRIu32 " %s 0x%" PRIx64 " 0x%" PRIx64 " %" PRIu64 " %" PRIu64 "\n",
+    ok = ok && std::fprintf(f, "X %" PRIu32 " %c %" PRIu32 " %s 0x%" PRIx64 " 0x%" PRIx64 " %" PRIu64 " %" PRIu64
+                               " %d %" PRIu64 "\n",
                             r.correlation_id, r.domain == ApiDomain::runtime ? 'R' : 'D', r.cbid,
-                            r.what == ApiWhat::copy ? "copy" : "memset", r.dst, r.src, r.bytes, r.host_ns) > 0;
+                            r.what == ApiWhat::copy ? "copy" : "memset", r.dst, r.src, r.bytes, r.host_ns,
+                            r.host_checked ? 1 : 0, r.host_resident_bytes) > 0;
   }
   for (const RawLink& r : c.links) {
     ok = ok && std::fprintf(f, "L %" PRIu32 " %" PRIu32 "\n", r.driver_correlation_id, r.runtime_correlation_id) > 0;

@@ -1,0 +1,120 @@
+#include "sim/engine/step_regimes.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "sim/core/errors.h"
+
+namespace flashsim {
+
+namespace {
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double l1_cost(const std::vector<double>& x, std::size_t lo, std::size_t hi) {
+  const double m = median_of(std::vector<double>(x.begin() + lo, x.begin() + hi));
+  double c = 0;
+  for (std::size_t i = lo; i < hi; ++i) c += std::abs(x[i] - m);
+  return c;
+}
+
+/// Mann-Whitney z of [lo, k) against [k, hi), ties counted half.
+double rank_z(const std::vector<double>& x, std::size_t lo, std::size_t k, std::size_t hi) {
+  const double n1 = static_cast<double>(k - lo), n2 = static_cast<double>(hi - k);
+  double u = 0;
+  for (std::size_t i = lo; i < k; ++i) {
+    for (std::size_t j = k; j < hi; ++j) u += x[i] > x[j] ? 1.0 : x[i] == x[j] ? 0.5 : 0.0;
+  }
+  const double mean = n1 * n2 / 2, sd = std::sqrt(n1 * n2 * (n1 + n2 + 1) / 12);
+  return sd > 0 ? (u - mean) / sd : 0;
+}
+
+void split(const std::vector<double>& x, std::size_t lo, std::size_t hi, std::vector<std::size_t>& cuts) {
+  if (hi - lo < 2 * kMinRegimeSteps) return;
+  const double whole = l1_cost(x, lo, hi);
+  double best_gain = 0;
+  std::size_t best = 0;
+  for (std::size_t k = lo + kMinRegimeSteps; k + kMinRegimeSteps <= hi; ++k) {
+    const double gain = whole - l1_cost(x, lo, k) - l1_cost(x, k, hi);
+    if (gain > best_gain) best_gain = gain, best = k;
+  }
+  if (best == 0) return;
+  const double a = median_of(std::vector<double>(x.begin() + lo, x.begin() + best));
+  const double b = median_of(std::vector<double>(x.begin() + best, x.begin() + hi));
+  if (std::abs(a - b) < kMinRegimeShift * std::min(a, b) || std::abs(rank_z(x, lo, best, hi)) < kMinRegimeZ) return;
+  split(x, lo, best, cuts);
+  cuts.push_back(best);
+  split(x, best, hi, cuts);
+}
+
+}  // namespace
+
+RegimeSplit find_regimes(const std::vector<Nanoseconds>& durations_ns, const std::vector<Nanoseconds>& starts_ns,
+                         const std::vector<Nanoseconds>& repeat_marks_ns) {
+  if (!durations_ns.empty() && starts_ns.size() != durations_ns.size() + 1) {
+    throw std::invalid_argument("find_regimes: starts_ns needs one entry more than durations_ns");
+  }
+  RegimeSplit out;
+  const std::size_t n = durations_ns.size();
+  if (n == 0) return out;
+  std::vector<std::size_t> cuts;
+  if (!repeat_marks_ns.empty()) {
+    out.rule = "repeat marks";
+    std::size_t previous = 0;
+    bool any = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t repeat = static_cast<std::size_t>(
+          std::upper_bound(repeat_marks_ns.begin(), repeat_marks_ns.end(), starts_ns[i]) - repeat_marks_ns.begin());
+      if (any && repeat != previous) cuts.push_back(i);
+      previous = repeat, any = true;
+    }
+  } else {
+    std::vector<double> x(durations_ns.begin(), durations_ns.end());
+    split(x, 0, n, cuts);
+    out.rule = cuts.empty() ? "one regime" : "change points";
+  }
+  std::size_t first = 0;
+  for (const std::size_t c : cuts) {
+    out.regimes.push_back(StepRegime{first, c});
+    first = c;
+  }
+  out.regimes.push_back(StepRegime{first, n});
+  return out;
+}
+
+double regime_median_ns(const std::vector<Nanoseconds>& durations_ns, const StepRegime& r) {
+  if (r.end > durations_ns.size() || r.first >= r.end) return 0;
+  return median_of(std::vector<double>(durations_ns.begin() + static_cast<std::ptrdiff_t>(r.first),
+                                       durations_ns.begin() + static_cast<std::ptrdiff_t>(r.end)));
+}
+
+StepRegime choose_regime(const RegimeSplit& split, std::size_t steps, const std::string& choice,
+                         const std::string& option) {
+  if (split.regimes.empty()) throw InputError(option + ": no step to choose from");
+  if (choice == "steady") return split.regimes.back();
+  if (choice == "first") return split.regimes.front();
+  if (choice == "all") return StepRegime{0, steps};
+  std::size_t used = 0;
+  unsigned long long k = 0;
+  try {
+    k = std::stoull(choice, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != choice.size() || choice[0] == '-' || choice[0] == '+') {
+    throw InputError(option + " '" + choice + "': expected steady, first, all or a regime number");
+  }
+  if (k >= split.regimes.size()) {
+    throw InputError(option + " " + choice + ": the program has " + std::to_string(split.regimes.size()) +
+                     " regime(s), numbered from 0");
+  }
+  return split.regimes[k];
+}
+
+}  // namespace flashsim
