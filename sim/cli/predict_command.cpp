@@ -58,10 +58,10 @@ int predict_command(int argc, char** argv) {
                  "schema 3; none in older traces) or ns per gap")
       ->capture_default_str();
   app.add_option("--copy-curves", copy_curves,
-                 "pageable copy time: capture (curves fitted from the trace's own copies, schema 3; else the\n"
-                 "profile's) or profile (--hardware's)")
+                 "pageable copy time: capture (the curves the capture fitted from its own copies, schema 3; else\n"
+                 "the profile's), fit (fitted now from the trace's copies: older traces too) or profile (--hardware's)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"capture", "profile"}));
+      ->check(CLI::IsMember({"capture", "fit", "profile"}));
   app.add_option("--fresh-pages", fresh_pages,
                  "pageable D2H copies into host pages never touched (first-touch faults): per-copy (as the capture\n"
                  "recorded each copy's destination, schema 3), all, none")
@@ -107,11 +107,13 @@ int predict_command(int argc, char** argv) {
                          ? kMeasuredCaptureGap
                          : static_cast<Nanoseconds>(parse_option("--capture-gap", capture_gap, parse_duration_ns));
   o.recorded_copy_time = recorded_copies;
-  o.copy_curves = copy_curves == "profile" ? CopyCurveSource::profile : CopyCurveSource::capture;
+  o.copy_curves = copy_curves == "profile" ? CopyCurveSource::profile
+                  : copy_curves == "fit"   ? CopyCurveSource::fit
+                                           : CopyCurveSource::capture;
   if (d2h_fresh) fresh_pages = "all";
   o.fresh_pages = fresh_pages == "all" ? FreshPages::all : fresh_pages == "none" ? FreshPages::none : FreshPages::per_copy;
   const bool fresh_curve = !hw.execution.pageable_d2h_fresh.empty() ||
-                           (o.copy_curves == CopyCurveSource::capture && !meta.program->host.pageable_d2h_fresh.empty());
+                           (o.copy_curves != CopyCurveSource::profile && !meta.program->host.pageable_d2h_fresh.empty());
   if (fresh_pages == "all" && !fresh_curve) {
     throw InputError("--fresh-pages all: neither the trace nor profile '" + hw.name +
                      "' has a fresh-page D2H curve (flashsim calibrate --only copies measures "

@@ -11,6 +11,7 @@
 #include "sim/cache/tier_session.h"
 #include "sim/core/errors.h"
 #include "traces/trace_source.h"
+#include "traces/importers/capture_host_facts.h"
 #include "traces/next_use.h"
 
 namespace flashsim {
@@ -108,8 +109,16 @@ class Executor {
   /// The pageable curves, the fresh-page rule and the capture's cost, from
   /// the trace's host facts (schema v3) or the profile, as the options say.
   void set_host_facts(const std::string& profile) {
-    const CaptureHost& h = p_.host;
-    const bool from_capture = o_.copy_curves == CopyCurveSource::capture;
+    // fit: the curves fitted now from the trace's own copies, by the rule
+    // of the capture (older traces carry none).
+    Program refit;
+    if (o_.copy_curves == CopyCurveSource::fit) {
+      refit.ops = p_.ops;
+      refit.host = p_.host;
+      capture::fit_pageable_curves(refit);
+    }
+    const CaptureHost& h = o_.copy_curves == CopyCurveSource::fit ? refit.host : p_.host;
+    const bool from_capture = o_.copy_curves != CopyCurveSource::profile;
     auto pick = [&](const std::vector<CopyTimePoint>& fitted, const CopyCurve& own, BlendedCopyCurve& into,
                     std::string& source) {
       into.outer = own;

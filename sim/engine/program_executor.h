@@ -42,7 +42,8 @@ enum class HostTime {
 
 /// Where the pageable copy curves come from.
 enum class CopyCurveSource {
-  capture,  ///< the trace's own curves (schema v3, fitted from its copies) where it has them, else the profile's
+  capture,  ///< the trace's own curves (schema v3, fitted at capture from its copies) where it has them, else the profile's
+  fit,      ///< fitted now from the trace's copies by the same rule (any schema: older traces too)
   profile,  ///< the hardware profile's execution: curves
 };
 

@@ -313,6 +313,27 @@ TEST(ProgramExecutor, CaptureCurvesWinInsideTheirSizesAndScaleTheProfileBeyond) 
   EXPECT_EQ(h2d_ns(15000, CopyCurveSource::profile), 15000);
 }
 
+// fit: an older trace's own copies make the curve (3 copies of 1000 B that
+// took 5000 ns each on the GPU: 5000 ns; the profile says 1000).
+TEST(ProgramExecutor, FitMakesTheCurveFromTheTracesOwnCopies) {
+  std::vector<ProgramOp> ops = {step(0)};
+  for (int i = 0; i < 3; ++i) {
+    ops.push_back(copy(100 + 10000 * i, 200 + 10000 * i, 0, CopyDirection::h2d, 1000, HostMemory::pageable));
+    ops.back().gpu_ns = 5000;
+  }
+  ops.push_back(step(40000));
+  const Program p = program(std::move(ops), 1, 1);
+  ExecutionSpec spec;
+  spec.pageable_h2d = make_copy_curve({{1000, 1000}, {1000000, 1000000}}, "h2d");
+  const HardwareProfile hw = hardware(spec);
+  ExecutorOptions o = recorded_time();
+  EXPECT_EQ(run_program(meta_of(p), {}, hw, o).copy_model_ns[0][1], 3000);  // schema 2: the profile's
+  o.copy_curves = CopyCurveSource::fit;
+  const ProgramPrediction f = run_program(meta_of(p), {}, hw, o);
+  EXPECT_EQ(f.copy_model_ns[0][1], 15000);
+  EXPECT_EQ(f.sources.pageable_h2d.rfind("capture (1 sizes, 3 copies)", 0), 0u) << f.sources.pageable_h2d;
+}
+
 // The probe's recorded gaps come off the gaps, half from each neighbour; its
 // cost inside host-only calls off their recorded time.
 TEST(ProgramExecutor, TheMeasuredCaptureCostComesOffGapsAndHostCalls) {

@@ -180,9 +180,9 @@ TEST_F(CorruptHdf5, WrongSchemaVersion) {
   {
     auto f = open_rw();
     H5Adelete(f.get(), "schema_version");
-    h5::write_attr_int(f.get(), "schema_version", H5T_STD_I32LE, 3);
+    h5::write_attr_int(f.get(), "schema_version", H5T_STD_I32LE, 4);
   }
-  EXPECT_INPUT_ERROR(Hdf5TraceSource{path()}, path().string(), "schema_version 3 is not supported");
+  EXPECT_INPUT_ERROR(Hdf5TraceSource{path()}, path().string(), "schema_version 4 is not supported");
 }
 
 TEST_F(CorruptHdf5, MissingSchemaVersion) {
