@@ -179,6 +179,19 @@ TEST(CaptureGpuCli, CommandWritesTheTraceAndPassesOnFailures) {
   Hdf5TraceSource t(dir / "t.h5");
   EXPECT_EQ(t.meta().record_count, 8u);
   EXPECT_EQ(t.meta().catalog.size(), 3u);
+  // Schema 3: the pageable D2H copy's residency was read, and the probe
+  // measured its nine loops before and after (plain and captured).
+  EXPECT_EQ(t.meta().schema_version, 3);
+  ASSERT_TRUE(t.meta().program);
+  const CaptureHost& host = t.meta().program->host;
+  EXPECT_TRUE(host.residency_recorded);
+  for (const ProgramOp& op : t.meta().program->ops) EXPECT_LE(op.host_fresh_bytes, op.bytes);
+  EXPECT_EQ(host.call_costs.size(), 9u) << out;
+  for (const CaptureCallCost& c : host.call_costs) {
+    EXPECT_GT(c.plain_ns, 0) << c.call;
+    EXPECT_GT(c.captured_ns, 0) << c.call;
+  }
+  EXPECT_NE(out.find("capture cost per call measured"), std::string::npos) << out;
   // Without its argument the program exits 2 before touching CUDA.
   const auto [code2, out2] = run("capture --out " + (dir / "u.h5").string() + " -- " + program);
   EXPECT_EQ(code2, 2) << out2;

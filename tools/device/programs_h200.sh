@@ -4,6 +4,14 @@
 # and captured, everything packed under $OUT (at most 8 files come back).
 # Usage on the device machine, from the repo root, with .whl carried:
 #   tools/device/programs_h200.sh [PROGRAM,...]
+# The 13 programs do not fit one 10-minute call: split them over two calls
+# (each calibrates again: hosts differ), e.g.
+#   A: train_save_on_cpu,transformers_kv_offload_16k,diffusers_group_leaf_nostream,accel_disk_offload,
+#      transformers_kv_offload,diffusers_group_block,diffusers_group_block_stream
+#   B: accel_cpu_offload_llama,accel_cpu_offload_mixtral,accel_dispatch_budget,diffusers_group_leaf,
+#      diffusers_group_disk,double_buffer_prefetch
+# and measure the what-ifs (WHATIFS=1) in a third, after their predictions
+# are committed, timing their base programs again in the same call.
 set -u
 start=$(date +%s)
 out="${OUT:?OUT must name the folder that comes back}"
