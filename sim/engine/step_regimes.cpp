@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "sim/core/errors.h"
+#include "sim/core/unit_parse.h"
 
 namespace flashsim {
 
@@ -100,21 +101,18 @@ StepRegime choose_regime(const RegimeSplit& split, std::size_t steps, const std:
   if (choice == "steady") return split.regimes.back();
   if (choice == "first") return split.regimes.front();
   if (choice == "all") return StepRegime{0, steps};
-  std::size_t used = 0;
-  unsigned long long k = 0;
+  std::int64_t k = -1;
   try {
-    k = std::stoull(choice, &used);
+    k = parse_integer(choice);
   } catch (const std::exception&) {
-    used = 0;
+    k = -1;
   }
-  if (used == 0 || used != choice.size() || choice[0] == '-' || choice[0] == '+') {
-    throw InputError(option + " '" + choice + "': expected steady, first, all or a regime number");
-  }
-  if (k >= split.regimes.size()) {
+  if (k < 0) throw InputError(option + " '" + choice + "': expected steady, first, all or a regime number");
+  if (static_cast<std::size_t>(k) >= split.regimes.size()) {
     throw InputError(option + " " + choice + ": the program has " + std::to_string(split.regimes.size()) +
                      " regime(s), numbered from 0");
   }
-  return split.regimes[k];
+  return split.regimes[static_cast<std::size_t>(k)];
 }
 
 }  // namespace flashsim
