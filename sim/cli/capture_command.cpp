@@ -35,7 +35,7 @@ class RawDir {
       path_ = keep;
       std::filesystem::create_directories(path_);
       for (const auto& e : std::filesystem::directory_iterator(path_)) {
-        if (e.path().extension() == ".raw") {
+        if (e.path().extension() == ".raw" || e.path().filename() == capture::kProbeFolder) {
           throw InputError("--keep-raw " + keep + ": already holds capture files (" + e.path().filename().string() +
                            "); give an empty or new folder");
         }
