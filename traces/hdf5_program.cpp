@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <vector>
 
 #include "sim/core/errors.h"
@@ -108,7 +109,13 @@ std::vector<CopyTimePoint> read_curve(hid_t host, const std::string& name, const
   std::vector<CopyTimePoint> curve(b.size());
   for (std::size_t i = 0; i < b.size(); ++i) {
     curve[i] = CopyTimePoint{b[i], static_cast<Nanoseconds>(t[i]), static_cast<std::uint32_t>(n[i])};
+    const std::string at = where + name + "[" + std::to_string(i) + "]: ";
+    // The profile's rule for copy curves (make_copy_curve): whole bytes >= 1, times in (0, 1e15) ns.
+    if (b[i] == 0 || t[i] == 0 || t[i] >= 1'000'000'000'000'000ull || n[i] == 0) {
+      throw InputError(at + "needs bytes >= 1, a time in (0, 1e15) ns and copies >= 1");
+    }
     if (i > 0 && b[i] <= b[i - 1]) throw InputError(where + name + "_bytes is not increasing at [" + std::to_string(i) + "]");
+    if (i > 0 && t[i] < t[i - 1]) throw InputError(at + "the time falls as the size grows: not a copy curve");
   }
   return curve;
 }
@@ -152,7 +159,11 @@ void read_host(hid_t group, const std::string& prefix, Program& program) {
   h5::Handle host = h5::open_group(group, "host");
   const std::string where = prefix + "host/";
   CaptureHost& h = program.host;
-  h.residency_recorded = h5::read_attr_int(host.get(), "residency_recorded").value_or(0) != 0;
+  const auto residency = h5::read_attr_int(host.get(), "residency_recorded");
+  if (!residency || (*residency != 0 && *residency != 1)) {
+    throw InputError(where + " attribute residency_recorded is missing or not 0/1");
+  }
+  h.residency_recorded = *residency == 1;
   for (int k = 0; k < 3; ++k) curve_of(h, k) = read_curve(host.get(), kCurves[k], where);
   const auto plain = read_u64s(host.get(), "call_cost_plain_ns", where, std::string::npos, kMaxTime);
   const auto captured = read_u64s(host.get(), "call_cost_captured_ns", where, plain.size(), kMaxTime);
@@ -164,6 +175,17 @@ void read_host(hid_t group, const std::string& prefix, Program& program) {
   }
   const std::vector<std::string> names = h5::read_strings(names_d.get(), plain.size());
   for (std::size_t i = 0; i < plain.size(); ++i) {
+    static const char* const known[] = {"launch", "copy_async", "sync_copy", "event_record", "stream_wait_event",
+                                        "stream_sync", "event_sync", "device_sync", "host_call"};
+    if (std::find(std::begin(known), std::end(known), names[i]) == std::end(known)) {
+      throw InputError(where + "call_cost_call[" + std::to_string(i) + "] '" + names[i] + "' is not a probe call");
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      if (names[j] == names[i]) throw InputError(where + "call_cost_call[" + std::to_string(i) + "] '" + names[i] + "' twice");
+    }
+    if (plain[i] >= 1'000'000'000'000ull || captured[i] >= 1'000'000'000'000ull || gap[i] >= 1'000'000'000'000ull) {
+      throw InputError(where + "call_cost_*[" + std::to_string(i) + "]: a time of 1000 s or more per call");
+    }
     h.call_costs.push_back(CaptureCallCost{names[i], static_cast<Nanoseconds>(plain[i]),
                                            static_cast<Nanoseconds>(captured[i]), static_cast<Nanoseconds>(gap[i])});
   }

@@ -23,7 +23,7 @@ Nanoseconds CaptureHost::gap_ns(std::string_view call) const {
   for (const CaptureCallCost& c : call_costs) all.push_back(c.recorded_gap_ns);
   std::sort(all.begin(), all.end());
   const std::size_t n = all.size();
-  return n % 2 == 1 ? all[n / 2] : (all[n / 2 - 1] + all[n / 2]) / 2;
+  return n % 2 == 1 ? all[n / 2] : all[n / 2 - 1] + (all[n / 2] - all[n / 2 - 1]) / 2;  // no overflow
 }
 
 Nanoseconds CaptureHost::inside_ns(std::string_view call) const {
@@ -111,6 +111,9 @@ std::string check_program(const Program& program, std::uint64_t record_count) {
              ") outside the trace's " + std::to_string(record_count);
     }
     if (static_cast<unsigned>(op.direction) > 3 || static_cast<unsigned>(op.host_memory) > 2) return at + "bad copy kind";
+    if (op.host_fresh_bytes > op.bytes) {
+      return at + "host_fresh_bytes " + std::to_string(op.host_fresh_bytes) + " exceeds its bytes " + std::to_string(op.bytes);
+    }
   }
   return "";
 }

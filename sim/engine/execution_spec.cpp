@@ -36,7 +36,8 @@ Nanoseconds BlendedCopyCurve::time_ns(ByteCount bytes) const {
   if (outer.empty() || (bytes >= lo && bytes <= hi)) return inner.time_ns(bytes);
   const ByteCount end = bytes < lo ? lo : hi;
   const double scale = static_cast<double>(inner.time_ns(end)) / static_cast<double>(std::max<Nanoseconds>(1, outer.time_ns(end)));
-  return static_cast<Nanoseconds>(std::llround(scale * static_cast<double>(outer.time_ns(bytes))));
+  const double t = scale * static_cast<double>(outer.time_ns(bytes));
+  return t >= 9e18 ? Nanoseconds{9'000'000'000'000'000'000} : static_cast<Nanoseconds>(std::llround(t));  // saturate
 }
 
 CopyCurve make_copy_curve(std::vector<std::pair<double, double>> points, const std::string& key) {

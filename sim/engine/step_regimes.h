@@ -6,8 +6,8 @@
 //    one regime per marked repeat; a step belongs to the last mark at or
 //    before its start; steps before the first mark form a regime of their own.
 //  * Without: change points over the recorded step times by binary
-//    segmentation — a stretch splits where the L1 cost around the two sides'
-//    medians falls most, if each side has >= kMinRegimeSteps steps, their
+//    segmentation — a stretch splits where the squared deviation of the log
+//    step times about the two sides' means falls most, if each side has >= kMinRegimeSteps steps, their
 //    medians differ by >= kMinRegimeShift (relative to the smaller), and a
 //    Mann-Whitney rank test between them gives |z| >= kMinRegimeZ (normal
 //    approximation, Mann & Whitney 1947); the sides are split again.

@@ -41,6 +41,16 @@ TEST(StepRegimes, NoiseAndSmallShiftsStayOneRegime) {
   EXPECT_EQ(s.regimes[0].end, d.size());
 }
 
+// 60,000 steps (a trace whose every op is a step mark: helper-2's hang)
+// split into their two halves; the split is O(n log n) a level.
+TEST(StepRegimes, ManyStepsSplitWhereTheSpeedChanges) {
+  std::vector<Nanoseconds> d(60000, 50);
+  for (std::size_t i = 20000; i < d.size(); ++i) d[i] = 10 + static_cast<Nanoseconds>(i % 3);
+  const RegimeSplit s = find_regimes(d, starts_of(d), {});
+  ASSERT_EQ(s.regimes.size(), 2u);
+  EXPECT_EQ(s.regimes[0].end, 20000u);
+}
+
 TEST(StepRegimes, RepeatMarksMakeOneRegimeEach) {
   // Steps start at 0, 10, 20, ..., 80; repeats marked at 0 (before step 0), 25 and 55.
   const std::vector<Nanoseconds> d(8, 10);

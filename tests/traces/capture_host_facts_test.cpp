@@ -194,5 +194,45 @@ TEST(CaptureHostFacts, CurvesAndCallCostsRoundTripThroughHdf5) {
   EXPECT_EQ(m.program->host.call_costs[0].recorded_gap_ns, 300);
 }
 
+// Damaged facts are refused on reading, naming the dataset (helper-2's bank:
+// they gave negative copy times, an overflowed median gap, or were ignored).
+TEST(CaptureHostFacts, ImplausibleFactsAreRefusedNamingTheDataset) {
+  const std::vector<RawCapture> raw = {one_d2h(true)};
+  ConvertedCapture conv = convert_capture(raw, ConvertOptions{}, "test");
+  attach_program(conv, raw, ProgramOptions{}, "test");
+  const Program good = *conv.meta.program;
+  auto refused = [&](Program p, const std::string& needle) {
+    conv.meta.program = std::make_shared<const Program>(p);
+    test::TempDir dir;
+    {
+      auto sink = create_trace_sink(dir / "t.h5", conv.meta);
+      sink->write(conv.records);
+      sink->finish();
+    }
+    try {
+      open_trace(dir / "t.h5");
+      ADD_FAILURE() << needle;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  Program p = good;
+  p.host.pageable_h2d = {{4096, 1'000'000'000}, {1 << 20, 10}};
+  p.host.pageable_h2d[0].copies = p.host.pageable_h2d[1].copies = 1;
+  refused(p, "pageable_h2d[1]: the time falls as the size grows");
+  p = good;
+  p.host.pageable_h2d = {{1, 1, 1}, {2, 1'000'000'000'000'000, 1}};
+  refused(p, "pageable_h2d[1]: needs bytes >= 1, a time in (0, 1e15) ns");
+  p = good;
+  p.host.call_costs = {{"launch", 1, std::int64_t{1} << 62, 1}};
+  refused(p, "call_cost_*[0]: a time of 1000 s or more");
+  p = good;
+  p.host.call_costs = {{"bogus", 1, 2, 1}};
+  refused(p, "call_cost_call[0] 'bogus' is not a probe call");
+  p = good;
+  for (ProgramOp& op : p.ops) op.host_fresh_bytes = op.bytes + 1;
+  refused(p, "exceeds its bytes");
+}
+
 }  // namespace
 }  // namespace flashsim::capture
