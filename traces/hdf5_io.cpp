@@ -291,6 +291,21 @@ void write_range(hid_t dataset, hid_t mem_type, hsize_t offset, hsize_t n, const
   check_status(H5Dwrite(dataset, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, data), "H5Dwrite");
 }
 
+std::string object_where(hid_t object) {
+  std::string file, path;
+  if (const ssize_t n = H5Fget_name(object, nullptr, 0); n > 0) {
+    file.assign(static_cast<std::size_t>(n) + 1, '\0');
+    H5Fget_name(object, file.data(), file.size());
+    file.resize(static_cast<std::size_t>(n));
+  }
+  if (const ssize_t n = H5Iget_name(object, nullptr, 0); n > 0) {
+    path.assign(static_cast<std::size_t>(n) + 1, '\0');
+    H5Iget_name(object, path.data(), path.size());
+    path.resize(static_cast<std::size_t>(n));
+  }
+  return (file.empty() ? "(unnamed file)" : file) + ": " + (path.empty() ? "(unnamed object)" : path);
+}
+
 void read_range(hid_t dataset, hid_t mem_type, hsize_t offset, hsize_t n, void* data) {
   if (n == 0) return;
   Handle file_space = select_range(dataset, offset, n);
@@ -298,10 +313,8 @@ void read_range(hid_t dataset, hid_t mem_type, hsize_t offset, hsize_t n, void* 
   Handle mem_space(check_id(H5Screate_simple(1, count, nullptr), "H5Screate_simple"), H5Sclose);
   if (H5Dread(dataset, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, data) < 0) {
     // Damaged chunks fail here ("inflate() failed"): name the dataset and the range.
-    char name[256] = "";
-    if (H5Iget_name(dataset, name, sizeof name) <= 0) name[0] = '\0';
     const std::string detail = last_error();
-    throw Error(std::string("dataset ") + (name[0] ? name : "(unnamed)") + ", elements " + std::to_string(offset) +
+    throw Error(object_where(dataset) + ", elements " + std::to_string(offset) +
                 ".." + std::to_string(offset + n - 1) + ": cannot read (damaged data?)" +
                 (detail.empty() ? "" : ": " + detail));
   }
@@ -421,9 +434,7 @@ void check_vlen_strings(hid_t dataset, hsize_t n) {
   }
 }
 
-}  // namespace
-
-std::vector<std::string> read_strings(hid_t dataset, hsize_t n) {
+std::vector<std::string> read_strings_unnamed(hid_t dataset, hsize_t n) {
   std::vector<std::string> out(n);
   if (n == 0) return out;
   Handle file_type(check_id(H5Dget_type(dataset), "H5Dget_type"), H5Tclose);
@@ -452,6 +463,16 @@ std::vector<std::string> read_strings(hid_t dataset, hsize_t n) {
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<std::string> read_strings(hid_t dataset, hsize_t n) {
+  try {
+    return read_strings_unnamed(dataset, n);
+  } catch (const InputError& e) {
+    throw InputError(object_where(dataset) + ": " + e.what());
+  }
 }
 
 void write_attr_string(hid_t obj, const char* name, const std::string& value) {

@@ -175,9 +175,7 @@ void read_host(hid_t group, const std::string& prefix, Program& program) {
   }
   const std::vector<std::string> names = h5::read_strings(names_d.get(), plain.size());
   for (std::size_t i = 0; i < plain.size(); ++i) {
-    static const char* const known[] = {"launch", "copy_async", "sync_copy", "event_record", "stream_wait_event",
-                                        "stream_sync", "event_sync", "device_sync", "host_call"};
-    if (std::find(std::begin(known), std::end(known), names[i]) == std::end(known)) {
+    if (!is_probe_call(names[i])) {
       throw InputError(where + "call_cost_call[" + std::to_string(i) + "] '" + names[i] + "' is not a probe call");
     }
     for (std::size_t j = 0; j < i; ++j) {
@@ -231,6 +229,19 @@ std::shared_ptr<const Program> read_program(hid_t file, const std::string& where
   std::vector<std::uint64_t> buffer;
   bool first = true;
   const bool v3 = schema_version >= 3;
+  if (!v3) {
+    // A file that says schema 2 but holds schema-3 facts was edited or written
+    // by another tool: reading it as 2 would drop them without a word.
+    std::string found = h5::link_exists(group.get(), "host") ? "host" : "";
+    if (h5::link_exists(group.get(), "repeat_marks_ns")) found += (found.empty() ? "" : ", ") + std::string("repeat_marks_ns");
+    for (const Column& c : columns()) {
+      if (c.v3 && h5::link_exists(group.get(), c.name)) found += (found.empty() ? "" : ", ") + std::string(c.name);
+    }
+    if (!found.empty()) {
+      throw InputError(prefix + " holds schema-3 data (" + found + ") but the file says schema_version " +
+                       std::to_string(schema_version) + ": set the root attribute schema_version to 3, or remove them");
+    }
+  }
   for (const Column& c : columns()) {
     if (c.v3 && !v3) continue;
     if (!h5::link_exists(group.get(), c.name)) throw InputError(prefix + c.name + " is missing");

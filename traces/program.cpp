@@ -48,6 +48,10 @@ std::string_view probe_call_for(const ProgramOp& op) {
   return "";
 }
 
+bool is_probe_call(std::string_view name) {
+  return std::find(std::begin(kProbeCalls), std::end(kProbeCalls), name) != std::end(kProbeCalls);
+}
+
 std::string describe_capture_host(const CaptureHost& h) {
   auto points = [](const std::vector<CopyTimePoint>& c) {
     std::uint64_t copies = 0;

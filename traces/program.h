@@ -153,6 +153,13 @@ std::string describe_capture_host(const CaptureHost& host);
 /// "host_call"; "" for a step mark (no API call).
 std::string_view probe_call_for(const ProgramOp& op);
 
+/// The probe's nine loops by name, in its order (hw/capture/capture_probe.cu).
+inline constexpr std::string_view kProbeCalls[] = {"launch",      "copy_async", "sync_copy",
+                                                   "event_record", "stream_wait_event", "stream_sync",
+                                                   "event_sync",  "device_sync", "host_call"};
+/// True when `name` is one of kProbeCalls.
+bool is_probe_call(std::string_view name);
+
 /// Checks the invariants above (indices in range, times ordered, accesses
 /// within `record_count`); returns "" or what is wrong with which op.
 std::string check_program(const Program& program, std::uint64_t record_count);

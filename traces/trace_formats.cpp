@@ -132,6 +132,15 @@ std::string detect_trace_format(const std::filesystem::path& path) {
   if (ends_with(name, ".vscsi")) return "vscsi";
   if (ends_with(name, ".twr") || ends_with(name, ".twr.bin")) return "twr";
   if (ends_with(name, ".lcs") || ends_with(name, ".lcs.bin")) return "lcs";
+  if (ends_with(name, ".raw")) return "cupti";
+  if (std::error_code ec; std::filesystem::is_directory(path, ec)) {
+    // A folder is a trace only as raw capture files (flashsim capture --keep-raw).
+    for (const auto& e : std::filesystem::directory_iterator(path, ec)) {
+      if (e.path().extension() == ".raw") return "cupti";
+    }
+    throw InputError(path.string() + ": a folder with no *.raw capture files; give a trace file (or the folder "
+                     "`flashsim capture --keep-raw` wrote)");
+  }
   if (!zstd && input_file_problem(path).empty()) {
     if (is_hdf5_file(path)) return "hdf5";
     if (starts_with_lcs_magic(path)) return "lcs";
@@ -139,7 +148,8 @@ std::string detect_trace_format(const std::filesystem::path& path) {
   throw InputError(path.string() +
                    ": cannot tell the trace format from the name (known: .h5/.hdf5 → hdf5, .csv → csv, "
                    ".oracleGeneral[.bin] → oraclegeneral, .json[.gz] → kineto, .txt → txt, .vscsi → vscsi, "
-                   ".twr[.bin] → twr, .lcs[.bin] → lcs, each also inside .zst); give the format explicitly");
+                   ".twr[.bin] → twr, .lcs[.bin] → lcs, each also inside .zst, .raw or a folder of them → cupti); give the "
+                   "format explicitly (--format, or format: in the scenario)");
 }
 
 std::unique_ptr<ITraceSource> open_trace(const std::filesystem::path& path, const std::string& format,

@@ -182,6 +182,7 @@ int capture_command(int argc, char** argv) {
     std::cout << capture::describe(program_report) << "\n";
     std::cout << describe_capture_host(converted.meta.program->host) << "\n";
   }
+  for (const std::string& w : program_report.warnings) std::cerr << "flashsim capture: warning: " << w << "\n";
   std::cout << "wrote " << out_path.string() << "\n";
   if (!events.empty()) std::cout << "wrote " << events << "\n";
   if (!keep_raw.empty()) std::cout << "raw records kept in " << keep_raw << " (flashsim trace import cupti ...)\n";

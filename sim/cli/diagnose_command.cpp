@@ -19,6 +19,7 @@
 
 #include "sim/cli/cli_parse.h"
 #include "sim/cli/command_registry.h"
+#include "sim/cli/output_dir.h"
 #include "sim/core/errors.h"
 #include "sim/core/temp_folder.h"
 #include "sim/diagnose/health_table.h"
@@ -316,20 +317,6 @@ NcuL2 run_ncu(const std::vector<std::string>& command, const Options& o, const s
 bool is_results(const std::string& input) {
   std::error_code ec;
   return std::filesystem::is_directory(input, ec) || std::filesystem::path(input).extension() == ".json";
-}
-
-/// An output file that cannot be written is said before any work.
-void check_output_path(const char* option, const std::string& path) {
-  std::error_code ec;
-  const std::filesystem::path p(path);
-  if (std::filesystem::is_directory(p, ec)) throw InputError(std::string(option) + " " + path + ": is a folder, not a file");
-  if (std::filesystem::exists(p, ec) && !std::filesystem::is_regular_file(p, ec)) {
-    throw InputError(std::string(option) + " " + path + ": exists and is not a regular file");
-  }
-  const std::filesystem::path parent = p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path();
-  if (!std::filesystem::is_directory(parent, ec)) {
-    throw InputError(std::string(option) + " " + path + ": the folder " + parent.string() + " does not exist");
-  }
 }
 
 /// Options given that this input does not use, said on stderr.

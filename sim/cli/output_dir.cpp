@@ -46,4 +46,17 @@ OutputDir::~OutputDir() {
   }
 }
 
+void check_output_path(const char* option, const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path p(path);
+  if (std::filesystem::is_directory(p, ec)) throw InputError(std::string(option) + " " + path + ": is a folder, not a file");
+  if (std::filesystem::exists(p, ec) && !std::filesystem::is_regular_file(p, ec)) {
+    throw InputError(std::string(option) + " " + path + ": exists and is not a regular file");
+  }
+  const std::filesystem::path parent = p.parent_path().empty() ? std::filesystem::path(".") : p.parent_path();
+  if (!std::filesystem::is_directory(parent, ec)) {
+    throw InputError(std::string(option) + " " + path + ": the folder " + parent.string() + " does not exist");
+  }
+}
+
 }  // namespace flashsim::cli

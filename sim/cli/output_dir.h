@@ -2,6 +2,7 @@
 #pragma once
 #include <filesystem>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "traces/atomic_file.h"
@@ -33,5 +34,11 @@ class OutputDir {
   std::vector<std::unique_ptr<SignalCleanupGuard>> on_signal_;
   bool kept_ = false;
 };
+
+/// An output file (`--json FILE` and the like) that could not be written,
+/// said before any work: throws InputError "<option> <path>: ..." when the
+/// path is a folder, exists and is not a regular file, or its folder does
+/// not exist.
+void check_output_path(const char* option, const std::string& path);
 
 }  // namespace flashsim::cli

@@ -1,6 +1,6 @@
 // flashsim predict TRACE: the execution model of real programs
 // (sim/engine/program_executor.h) on a captured trace with its program
-// (schema v2): the program as it ran (policy as_recorded) or with a fast
+// (schema 2 or 3): the program as it ran (policy as_recorded) or with a fast
 // tier, its host memory pinned or pageable, or the first bytes it streams
 // kept resident (static placement, accelerate's device_map).
 #include <CLI/CLI.hpp>
@@ -14,6 +14,7 @@
 
 #include "sim/cli/cli_parse.h"
 #include "sim/cli/command_registry.h"
+#include "sim/cli/output_dir.h"
 #include "sim/core/errors.h"
 #include "sim/core/unit_parse.h"
 #include "sim/engine/program_engine.h"
@@ -36,9 +37,12 @@ int predict_command(int argc, char** argv) {
                "flashsim predict");
   std::string trace, hardware = "h200-calibrated", policy = "as_recorded", capacity = "0", host_memory = "as_recorded",
               host_time = "calibrated", resident_first = "0", json_out, capture_gap = "measured",
-              copy_curves = "capture", fresh_pages = "per-copy", regime = "steady";
+              copy_curves = "capture", fresh_pages = "per-copy", regime = "steady", format;
   long long skip = 0;
-  app.add_option("trace", trace, "a trace with a program: flashsim capture's .h5 (schema 2)")->required();
+  app.add_option("trace", trace,
+                 "a trace with a program: flashsim capture's .h5 (schema 2 or 3), or its raw folder (--keep-raw)")
+      ->required();
+  app.add_option("-f,--format", format, "the trace's format (default: from its name; flashsim trace formats)");
   app.add_option("--hardware", hardware, "hardware profile with an execution: section")->capture_default_str();
   app.add_option("--policy", policy, "as_recorded (every copy the program made) or a fast-tier policy")
       ->capture_default_str();
@@ -79,9 +83,7 @@ int predict_command(int argc, char** argv) {
   app.add_option("--skip-steps", skip, "steps left out of the median (warm-up)")->capture_default_str();
   app.add_option("--json", json_out, "also write the prediction as JSON");
   if (!parse_command_line(app, argc, argv)) return 0;
-  if (std::error_code ec; !json_out.empty() && std::filesystem::is_directory(json_out, ec)) {
-    throw InputError("--json: " + json_out + " is a directory, not a file");  // said before the prediction, not after
-  }
+  if (!json_out.empty()) check_output_path("--json", json_out);  // said before the prediction, not after
   if (skip < 0) throw InputError("--skip-steps: expected a count >= 0");
 
   const HardwareProfile hw = load_hardware_profile(hardware);
@@ -89,7 +91,7 @@ int predict_command(int argc, char** argv) {
     std::cerr << "flashsim predict: warning: profile '" << hw.name
               << "' has no execution: section; API costs are 0 and copies use the host link\n";
   }
-  auto source = open_trace(trace);
+  auto source = open_trace(trace, format);
   const TraceMeta meta = source->meta();
   if (!meta.program || meta.program->empty()) {
     const bool imported = meta.source.rfind("kineto", 0) == 0 || meta.source.rfind("nsys", 0) == 0;
@@ -105,20 +107,17 @@ int predict_command(int argc, char** argv) {
   o.host_memory = host_memory_mode(host_memory);
   o.capture_gap_ns = capture_gap == "measured"
                          ? kMeasuredCaptureGap
-                         : static_cast<Nanoseconds>(parse_option("--capture-gap", capture_gap, parse_duration_ns));
+                         : static_cast<Nanoseconds>(parse_option("--capture-gap (measured, or a duration)",
+                                                                 capture_gap, parse_duration_ns));
   o.recorded_copy_time = recorded_copies;
   o.copy_curves = copy_curves == "profile" ? CopyCurveSource::profile
                   : copy_curves == "fit"   ? CopyCurveSource::fit
                                            : CopyCurveSource::capture;
+  if (d2h_fresh && fresh_pages != "per-copy" && fresh_pages != "all") {
+    throw InputError("--d2h-fresh (= --fresh-pages all) contradicts --fresh-pages " + fresh_pages);
+  }
   if (d2h_fresh) fresh_pages = "all";
   o.fresh_pages = fresh_pages == "all" ? FreshPages::all : fresh_pages == "none" ? FreshPages::none : FreshPages::per_copy;
-  const bool fresh_curve = !hw.execution.pageable_d2h_fresh.empty() ||
-                           (o.copy_curves != CopyCurveSource::profile && !meta.program->host.pageable_d2h_fresh.empty());
-  if (fresh_pages == "all" && !fresh_curve) {
-    throw InputError("--fresh-pages all: neither the trace nor profile '" + hw.name +
-                     "' has a fresh-page D2H curve (flashsim calibrate --only copies measures "
-                     "execution.pageable_d2h_fresh_points)");
-  }
   const ByteCount resident = parse_option("--resident-first", resident_first, parse_bytes);
   o.as_recorded = policy == kAsRecordedPolicy && resident == 0;
   if (!o.as_recorded) {
@@ -139,6 +138,7 @@ int predict_command(int argc, char** argv) {
     std::cerr << "flashsim predict: warning: --capacity is ignored with --policy as_recorded (no fast tier)\n";
   }
   const ProgramPrediction p = run_program(meta, records, hw, o);
+  for (const std::string& w : p.sources.warnings) std::cerr << "flashsim predict: warning: " << w << "\n";
   if (p.step_durations(static_cast<std::size_t>(skip)).empty()) {
     throw InputError(trace + ": " + std::to_string(p.step_start_ns.size()) + " step marks (rule '" +
                      meta.program->step_rule + "'); --skip-steps " + std::to_string(skip) +
@@ -150,7 +150,8 @@ int predict_command(int argc, char** argv) {
   const std::vector<Nanoseconds> starts(p.recorded_step_ns.begin() + static_cast<std::ptrdiff_t>(skip_n),
                                         p.recorded_step_ns.end());
   const RegimeSplit split = find_regimes(recorded, starts, meta.program->repeat_marks_ns);
-  const StepRegime chosen = choose_regime(split, steps.size(), regime, "--regime");
+  const StepRegime chosen =
+      choose_regime(split, steps.size(), regime, skip_n > 0 ? "--regime (after --skip-steps)" : "--regime");
   const double median_ns = regime_median_ns(steps, chosen), recorded_median_ns = regime_median_ns(recorded, chosen);
   std::printf("program: %zu ops, %u thread(s), %u stream(s); step rule %s\n", meta.program->ops.size(),
               meta.program->thread_count, meta.program->stream_count, meta.program->step_rule.c_str());

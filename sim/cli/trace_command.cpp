@@ -30,6 +30,7 @@
 #include "traces/hdf5_trace.h"
 #include "traces/importers/kineto.h"
 #include "traces/next_use.h"
+#include "traces/program.h"
 #include "traces/stats/stats_report.h"
 #include "traces/stats/trace_stats.h"
 #include "traces/trace_formats.h"
@@ -262,7 +263,13 @@ int do_stats(const std::vector<std::string>& args) {
   } else {
     std::cout << "trace            " << input << "\nsource           " << source->meta().source << "\n"
               << "schema           " << source->meta().schema_version << "\n";
-    if (source->meta().program) std::cout << "program          " << describe_program(*source->meta().program) << "\n";
+    if (const auto& program = source->meta().program) {
+      std::cout << "program          " << describe_program(*program) << "\n";
+      if (program->schema_version() >= 3) {
+        std::cout << "capture host     " << describe_capture_host(program->host) << "\n"
+                  << "repeat marks     " << program->repeat_marks_ns.size() << "\n";
+      }
+    }
     std::cout << format_stats_text(stats);
   }
   return 0;

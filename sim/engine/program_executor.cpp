@@ -136,6 +136,26 @@ class Executor {
     pick(h.pageable_h2d, hw_.pageable_h2d, h2d_curve_, src.pageable_h2d);
     pick(h.pageable_d2h, hw_.pageable_d2h, d2h_curve_, src.pageable_d2h);
     pick(h.pageable_d2h_fresh, hw_.pageable_d2h_fresh, d2h_fresh_curve_, src.pageable_d2h_fresh);
+    if (o_.fresh_pages == FreshPages::all && d2h_fresh_curve_.empty()) {
+      throw InputError("fresh pages 'all': neither the trace (as copy curves '" +
+                       std::string(o_.copy_curves == CopyCurveSource::fit       ? "fit"
+                                   : o_.copy_curves == CopyCurveSource::profile ? "profile"
+                                                                                : "capture") +
+                       "' give it) nor profile '" + profile +
+                       "' has a fresh-page D2H curve (flashsim calibrate --only copies measures "
+                       "execution.pageable_d2h_fresh_points)");
+    }
+    if (o_.fresh_pages == FreshPages::per_copy && h.residency_recorded && d2h_fresh_curve_.empty()) {
+      const auto fresh_op = std::find_if(p_.ops.begin(), p_.ops.end(), [&](const ProgramOp& op) {
+        return op.kind == ProgramOpKind::copy && op.direction == CopyDirection::d2h &&
+               op.host_memory == HostMemory::pageable && op.host_fresh_bytes > 0;
+      });
+      if (fresh_op != p_.ops.end()) {
+        src.warnings.push_back("the capture recorded pageable D2H copies into fresh host pages but there is no "
+                               "fresh-page curve (trace or profile '" + profile +
+                               "'): they are timed as copies into touched pages");
+      }
+    }
     src.fresh_pages = o_.fresh_pages == FreshPages::all    ? "all"
                       : o_.fresh_pages == FreshPages::none ? "none"
                       : h.residency_recorded               ? "per copy (capture)"

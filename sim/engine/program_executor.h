@@ -84,6 +84,9 @@ struct PredictionSources {
   std::string pageable_h2d, pageable_d2h, pageable_d2h_fresh;  ///< "capture (N sizes, M copies)" / "profile NAME" / "none"
   std::string fresh_pages;   ///< "per copy (capture)", "all", "none", "none (not recorded)"
   std::string capture_cost;  ///< "measured at capture (median gap N ns)", "N ns (--capture-gap)", "none"
+  /// What a reader should know the figures lack (e.g. fresh pages recorded
+  /// but no fresh-page curve to time them); predict prints each as a warning.
+  std::vector<std::string> warnings;
 };
 
 struct ProgramPrediction {
@@ -112,7 +115,9 @@ struct ProgramPrediction {
 
 /// Runs the model. `records` are the trace's access records (the copies'
 /// blocks); `meta` its catalog. Throws InputError when the trace has no
-/// program or the program references records it lacks; Error when the
+/// program or the program references records it lacks, or when
+/// FreshPages::all finds no fresh-page D2H curve (neither the trace's, as
+/// the copy-curve source gives it, nor the profile's); Error when the
 /// simulation deadlocks (a wait on an event never recorded cannot happen;
 /// a stream waiting forever means a malformed program, named by its op).
 ProgramPrediction run_program(const TraceMeta& meta, const std::vector<AccessRecord>& records,

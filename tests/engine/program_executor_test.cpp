@@ -293,6 +293,45 @@ TEST(ProgramExecutor, FreshPagesAreChargedPerCopyAsTheCaptureRecorded) {
   EXPECT_EQ(copy_ns(FreshPages::none, true), 10000);
 }
 
+// Fresh pages without a fresh-page curve: 'all' is refused, and per copy
+// warns that the recorded fresh bytes are timed as touched pages. With
+// copy curves 'fit' the curve comes from the trace's own fresh copies (more
+// than half of their bytes fresh), so 'all' then works without the profile's.
+TEST(ProgramExecutor, FreshPagesWithoutAFreshCurveAreRefusedOrSaid) {
+  // Three copies (kMinCurveCopies: the fewest a fitted curve is made from).
+  std::vector<ProgramOp> ops = {step(0)};
+  for (int i = 0; i < 3; ++i) {
+    ops.push_back(copy(100 + 50000 * i, 200 + 50000 * i, 0, CopyDirection::d2h, 10000, HostMemory::pageable, true));
+    ops.back().host_fresh_bytes = 7500;
+    ops.back().gpu_ns = 40000;
+  }
+  ops.push_back(step(200000));
+  Program p = program(ops, 1, 1);
+  p.host.residency_recorded = true;
+  ExecutionSpec spec;
+  spec.pageable_d2h = make_copy_curve({{1000, 1000}, {100000, 100000}}, "d2h");
+  const HardwareProfile hw = hardware(spec);
+  ExecutorOptions o = recorded_time();
+  o.fresh_pages = FreshPages::all;
+  o.copy_curves = CopyCurveSource::capture;  // the trace stores no fresh curve
+  try {
+    run_program(meta_of(p), {}, hw, o);
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("copy curves 'capture'"), std::string::npos) << e.what();
+  }
+  o.copy_curves = CopyCurveSource::fit;  // refitted: three fresh copies of 10000 B in 40000 ns
+  EXPECT_EQ(run_program(meta_of(p), {}, hw, o).copy_model_ns[1][1], 3 * 40000);
+  o.fresh_pages = FreshPages::per_copy;
+  o.copy_curves = CopyCurveSource::profile;
+  const ProgramPrediction q = run_program(meta_of(p), {}, hw, o);
+  EXPECT_EQ(q.copy_model_ns[1][1], 3 * 10000);  // timed as touched pages
+  ASSERT_EQ(q.sources.warnings.size(), 1u);
+  EXPECT_NE(q.sources.warnings[0].find("no fresh-page curve"), std::string::npos) << q.sources.warnings[0];
+  o.fresh_pages = FreshPages::none;  // asked for: nothing to warn about
+  EXPECT_TRUE(run_program(meta_of(p), {}, hw, o).sources.warnings.empty());
+}
+
 // The trace's own curve inside its sizes; the profile's beyond, scaled to meet it.
 TEST(ProgramExecutor, CaptureCurvesWinInsideTheirSizesAndScaleTheProfileBeyond) {
   ExecutionSpec spec;

@@ -2,11 +2,13 @@
 // fits computed by hand, the probe's costs from synthetic loops, the
 // residency of a D2H copy through conversion, and schema 3 in HDF5.
 #include <gtest/gtest.h>
+#include <hdf5.h>
 
 #include <fstream>
 
 #include "sim/core/errors.h"
 #include "tests/support/temp_dir.h"
+#include "traces/hdf5_io.h"
 #include "traces/hdf5_trace.h"
 #include "traces/importers/capture_host_facts.h"
 #include "traces/importers/cupti_capture.h"
@@ -88,17 +90,38 @@ TEST(CaptureHostFacts, ProbeFilesAreReadAndBadOnesNamed) {
   const ProbeTiming t = read_probe_timing(dir / "probe" / "plain-before.txt");
   ASSERT_EQ(t.ns_per_call.size(), 1u);
   EXPECT_DOUBLE_EQ(t.ns_per_call[0].second, 2000.5);
-  EXPECT_TRUE(read_probe_dir(dir / "nowhere").empty());
-  EXPECT_TRUE(read_probe_dir(dir / "probe").empty());  // no captured run, no raw records: nothing measured
-  { std::ofstream(dir / "bad.txt") << "flashsim-capture-probe 1\nlaunch -3 10\n"; }
-  try {
-    read_probe_timing(dir / "bad.txt");
-    ADD_FAILURE();
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("bad.txt:2: expected 'CALL NS_PER_CALL CALLS'"), std::string::npos) << e.what();
-  }
-  { std::ofstream(dir / "bad2.txt") << "something else\n"; }
-  EXPECT_THROW(read_probe_timing(dir / "bad2.txt"), InputError);
+  std::vector<std::string> warnings;
+  EXPECT_TRUE(read_probe_dir(dir / "nowhere", warnings).empty());
+  EXPECT_TRUE(warnings.empty());  // no probe folder: nothing to say
+  // No captured run, no raw records: nothing measured, and both said.
+  EXPECT_TRUE(read_probe_dir(dir / "probe", warnings).empty());
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_NE(warnings[0].find("no readable captured-*.txt"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[1].find("no readable raw/*.raw"), std::string::npos) << warnings[1];
+  // A damaged timing file is skipped and named, not fatal to the import.
+  { std::ofstream(dir / "probe" / "captured-before.txt") << "flashsim-capture-probe 1\nlaunch 10 -5\n"; }
+  warnings.clear();
+  read_probe_dir(dir / "probe", warnings);
+  ASSERT_EQ(warnings.size(), 3u);
+  EXPECT_NE(warnings[0].find("captured-before.txt:2: expected"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("(skipped)"), std::string::npos) << warnings[0];
+  auto refused = [&](const std::string& name, const std::string& text, const std::string& what) {
+    { std::ofstream(dir / name) << text; }
+    try {
+      read_probe_timing(dir / name);
+      ADD_FAILURE() << name;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(name + ":" + what), std::string::npos) << e.what();
+    }
+  };
+  const std::string head = "flashsim-capture-probe 1\n";
+  refused("bad.txt", head + "launch -3 10\n", "2: expected 'CALL NS_PER_CALL CALLS'");
+  refused("negative_calls.txt", head + "launch 3 -10\n", "2: expected");  // would wrap as unsigned
+  refused("trailing.txt", head + "launch 3 10 extra\n", "2: expected");
+  refused("unit.txt", head + "launch 3ns 10\n", "2: expected");
+  refused("unknown.txt", head + "teleport 3 10\n", "2: expected");
+  refused("twice.txt", head + "launch 3 10\nlaunch 4 10\n", "3: probe call 'launch' a second time");
+  refused("bad2.txt", "something else\n", "1: not a capture probe timing file");
 }
 
 // One process: a pageable D2H cudaMemcpy of 8 KiB whose destination was 1/4
@@ -232,6 +255,34 @@ TEST(CaptureHostFacts, ImplausibleFactsAreRefusedNamingTheDataset) {
   p = good;
   for (ProgramOp& op : p.ops) op.host_fresh_bytes = op.bytes + 1;
   refused(p, "exceeds its bytes");
+}
+
+// A file that says schema 2 but holds schema-3 data is refused, not read
+// as 2 with the facts dropped (helper-2's bank: it was silently accepted).
+TEST(CaptureHostFacts, SchemaTwoFileWithSchemaThreeDataIsRefused) {
+  const std::vector<RawCapture> raw = {one_d2h(true)};
+  ConvertedCapture conv = convert_capture(raw, ConvertOptions{}, "test");
+  attach_program(conv, raw, ProgramOptions{}, "test");
+  ASSERT_EQ(conv.meta.program->schema_version(), 3);
+  test::TempDir dir;
+  {
+    auto sink = create_trace_sink(dir / "t.h5", conv.meta);
+    sink->write(conv.records);
+    sink->finish();
+  }
+  {
+    h5::Handle f(H5Fopen((dir / "t.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+    H5Adelete(f.get(), "schema_version");
+    h5::write_attr_int(f.get(), "schema_version", H5T_STD_I32LE, 2);
+  }
+  try {
+    open_trace(dir / "t.h5");
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("holds schema-3 data (host, repeat_marks_ns, host_fresh_bytes)"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

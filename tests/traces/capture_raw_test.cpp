@@ -194,6 +194,16 @@ TEST(CaptureRaw, CutShortOrCorruptFilesNameTheLine) {
   expect_error(dir / "x.raw", "flashsim-capture-raw 3 1\nX 1 R 3 copy 0x1 0x2 8 4 2 0\n", "x.raw:2: residency flag 2");
   expect_error(dir / "x.raw", "flashsim-capture-raw 3 1\nX 1 R 3 copy 0x1 0x2 8 4 1 9\n",
                "x.raw:2: resident bytes exceed the call's bytes");
+  expect_error(dir / "x.raw", "flashsim-capture-raw 3 1\nX 1 R 3 copy 0x1 0x2 8 4 0 3\n",
+               "x.raw:2: resident bytes given for a destination not checked");
+  expect_error(dir / "x.raw", "flashsim-capture-raw 3 1\nX 1 R 3 copy 0x1 0x2 8 4 1 0x4\n",
+               "x.raw:2: '0x4' is not a decimal whole number");
+  // Times beyond 2^62 ns would wrap once the trace adds durations to them.
+  expect_error(dir / "x.raw", "flashsim-capture-raw 2 1\nA 1 R 3 10 18446744073709551615 0\n",
+               "x.raw:2: timestamp 18446744073709551615 ns is beyond 2^62 ns");
+  expect_error(dir / "x.raw", "flashsim-capture-raw 2 1\nN 2 4611686018427387904 0 flashsim.repeat\n",
+               "x.raw:2: timestamp 4611686018427387904 ns is beyond 2^62 ns");
+  expect_error(dir / "x.raw", "flashsim-capture-raw 2 1\nA 1 R 3 0x10 0x20 0\n", "x.raw:2: '0x10' is not a decimal");
   expect_error(dir / "x.raw", "hello\n", "not a flashsim capture file");
   expect_error(dir / "x.raw", "", "empty file");
   expect_error(dir / "x.raw", "flashsim-capture-raw 1 1\nC 1 2 1 2 3 100 50 10 0 0 0\nE 1 0 0 0 0 0 0 0\n",

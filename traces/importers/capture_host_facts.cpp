@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -112,13 +113,20 @@ ProbeTiming read_probe_timing(const std::filesystem::path& path) {
       continue;
     }
     if (line.empty()) continue;
-    std::string call;
-    double ns = 0;
-    std::uint64_t calls = 0;
-    if (!(s >> call >> ns >> calls) || !(ns >= 0) || !(ns < 1e12) || calls == 0) {
-      throw InputError(at + "expected 'CALL NS_PER_CALL CALLS' with a time in [0, 1e12) ns and calls > 0");
+    std::vector<std::string> f;
+    for (std::string w; s >> w;) f.push_back(w);
+    const std::string shape = "expected 'CALL NS_PER_CALL CALLS' (a probe call, a time in [0, 1e12) ns, calls > 0)";
+    if (f.size() != 3) throw InputError(at + shape + ", got " + std::to_string(f.size()) + " field(s)");
+    char* end = nullptr;
+    const double ns = std::strtod(f[1].c_str(), &end);
+    const bool ns_ok = end != f[1].c_str() && *end == '\0' && ns >= 0 && ns < 1e12;
+    const bool calls_ok = !f[2].empty() && f[2].find_first_not_of("0123456789") == std::string::npos &&
+                          f[2].size() < 19 && std::stoull(f[2]) > 0;
+    if (!is_probe_call(f[0]) || !ns_ok || !calls_ok) throw InputError(at + shape + ", got '" + line + "'");
+    for (const auto& [seen, unused] : t.ns_per_call) {
+      if (seen == f[0]) throw InputError(at + "probe call '" + f[0] + "' a second time");
     }
-    t.ns_per_call.emplace_back(call, ns);
+    t.ns_per_call.emplace_back(f[0], ns);
   }
   if (line_no == 0) throw InputError(path.string() + ": empty file (not a capture probe timing file)");
   return t;
@@ -199,23 +207,50 @@ std::vector<CaptureCallCost> probe_call_costs(const std::vector<ProbeTiming>& pl
   return out;
 }
 
-std::vector<CaptureCallCost> read_probe_dir(const std::filesystem::path& dir) {
+std::vector<CaptureCallCost> read_probe_dir(const std::filesystem::path& dir, std::vector<std::string>& warnings) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) return {};
+  const std::string where = "probe folder " + dir.string() + ": ";
   std::vector<std::filesystem::path> files;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
     if (e.is_regular_file() && e.path().extension() == ".txt") files.push_back(e.path());
   }
   std::sort(files.begin(), files.end());
   std::vector<ProbeTiming> plain, captured;
   for (const auto& f : files) {
     const std::string name = f.filename().string();
-    if (name.rfind("plain-", 0) == 0) plain.push_back(read_probe_timing(f));
-    if (name.rfind("captured-", 0) == 0) captured.push_back(read_probe_timing(f));
+    const bool is_plain = name.rfind("plain-", 0) == 0, is_captured = name.rfind("captured-", 0) == 0;
+    if (!is_plain && !is_captured) continue;
+    try {
+      (is_plain ? plain : captured).push_back(read_probe_timing(f));
+    } catch (const InputError& e) {
+      warnings.push_back(std::string(e.what()) + " (skipped)");
+    }
   }
-  const std::vector<RawCapture> raw =
-      std::filesystem::is_directory(dir / "raw", ec) ? read_raw_capture_dir(dir / "raw") : std::vector<RawCapture>{};
-  return probe_call_costs(plain, captured, raw);
+  std::vector<RawCapture> raw;
+  if (std::filesystem::is_directory(dir / "raw", ec)) {
+    try {
+      raw = read_raw_capture_dir(dir / "raw");
+    } catch (const InputError& e) {
+      warnings.push_back(std::string(e.what()) + " (the probe's raw capture skipped)");
+    }
+  }
+  if (plain.empty()) warnings.push_back(where + "no readable plain-*.txt timing file: the capture's cost is not measured");
+  if (captured.empty()) warnings.push_back(where + "no readable captured-*.txt timing file: the capture's cost is not measured");
+  if (raw.empty()) warnings.push_back(where + "no readable raw/*.raw capture of the probe: its gaps are not measured");
+  std::vector<CaptureCallCost> costs = probe_call_costs(plain, captured, raw);
+  if (!plain.empty() && !captured.empty() && !raw.empty()) {
+    std::string missing;
+    for (const std::string_view call : kProbeCalls) {
+      const bool have = std::any_of(costs.begin(), costs.end(), [&](const CaptureCallCost& c) { return c.call == call; });
+      if (!have) missing += (missing.empty() ? "" : ", ") + std::string(call);
+    }
+    if (!missing.empty()) {
+      warnings.push_back(where + "no figure for " + missing +
+                         " (absent from a timing file, or no run of 10 such calls in its raw capture)");
+    }
+  }
+  return costs;
 }
 
 }  // namespace flashsim::capture

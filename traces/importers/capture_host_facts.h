@@ -58,7 +58,10 @@ std::vector<CaptureCallCost> probe_call_costs(const std::vector<ProbeTiming>& pl
 
 /// Reads a probe folder as `flashsim capture` leaves it (plain-*.txt,
 /// captured-*.txt, raw/*.raw) and returns probe_call_costs of it; empty when
-/// the folder does not exist. Throws InputError on a damaged file.
-std::vector<CaptureCallCost> read_probe_dir(const std::filesystem::path& dir);
+/// the folder does not exist. What it cannot use is appended to `warnings`
+/// (each naming the folder or file): a damaged timing file (skipped), no
+/// plain or captured timing files, no raw capture of the probe, and probe
+/// calls left out for want of a side. Throws nothing for its content.
+std::vector<CaptureCallCost> read_probe_dir(const std::filesystem::path& dir, std::vector<std::string>& warnings);
 
 }  // namespace flashsim::capture

@@ -1,6 +1,7 @@
 // Trace format "cupti": a raw capture file (`*.raw`) or a folder of them, as
 // `flashsim capture --keep-raw` leaves them, converted by the rules of
 // traces/importers/cupti_capture.h. Held in memory (one capture).
+#include <iostream>
 #include <memory>
 
 #include "traces/importers/cupti_capture.h"
@@ -29,7 +30,9 @@ std::unique_ptr<ITraceSource> open_cupti(const ParamValues& p, const TraceOpenCo
   po.step_marker = p.text("step_marker");
   po.step_kernel = p.text("step_kernel");
   if (std::filesystem::is_directory(c.path)) po.probe_dir = c.path / capture::kProbeFolder;
-  capture::attach_program(converted, raw, po, "cupti:" + c.path.string());
+  capture::ProgramReport report;
+  capture::attach_program(converted, raw, po, "cupti:" + c.path.string(), &report);
+  for (const std::string& w : report.warnings) std::cerr << "flashsim: warning: " << w << "\n";
   return std::make_unique<MemoryTraceSource>(std::move(converted.meta), std::move(converted.records));
 }
 

@@ -277,7 +277,7 @@ Program build_program(const std::vector<RawCapture>& processes, const ConvertedC
   std::sort(prog.repeat_marks_ns.begin(), prog.repeat_marks_ns.end());
   rep.repeat_marks = prog.repeat_marks_ns.size();
   fit_pageable_curves(prog);
-  if (!options.probe_dir.empty()) prog.host.call_costs = read_probe_dir(options.probe_dir);
+  if (!options.probe_dir.empty()) prog.host.call_costs = read_probe_dir(options.probe_dir, rep.warnings);
   prog.thread_count = threads.next;
   prog.stream_count = streams.next;
   prog.event_count = events.next;

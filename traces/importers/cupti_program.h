@@ -54,6 +54,7 @@ struct ProgramReport {
   std::uint64_t repeat_marks = 0;
   std::uint64_t unmatched_device_ops = 0;  ///< device operations with no API call (not in the program)
   Nanoseconds api_host_ns = 0;             ///< sum of API call durations
+  std::vector<std::string> warnings;        ///< what could not be used (a damaged probe folder), for people
 };
 
 /// Builds the program from format-2 raw captures and their conversion

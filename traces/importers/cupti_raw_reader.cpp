@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/core/errors.h"
+#include "traces/access_record.h"
 #include "traces/importers/cupti_raw.h"
 
 namespace flashsim::capture {
@@ -46,6 +47,23 @@ class LineParser {
       fail("'" + std::string(t) + "' is not a whole number in range");
     }
     return value;
+  }
+  /// A decimal count (no hex form: the writer writes only addresses in hex).
+  std::uint64_t decimal() {
+    const std::string_view t = token();
+    std::uint64_t value = 0;
+    const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), value, 10);
+    if (ec != std::errc{} || ptr != t.data() + t.size()) fail("'" + std::string(t) + "' is not a decimal whole number");
+    return value;
+  }
+  /// A timestamp: decimal ns below kMaxAbsTimeNs (2^62), so that sums and
+  /// the trace's signed times cannot wrap.
+  std::uint64_t time_ns() {
+    const std::uint64_t t = decimal();
+    if (t >= static_cast<std::uint64_t>(kMaxAbsTimeNs)) {
+      fail("timestamp " + std::to_string(t) + " ns is beyond 2^62 ns (146 years): not a CUPTI time");
+    }
+    return t;
   }
   template <class E>
   E enumeration(unsigned max) {
@@ -104,8 +122,8 @@ RawCapture read_raw_capture(const std::filesystem::path& path) {
       r.src_kind = p.enumeration<MemoryKind>(7);
       r.dst_kind = p.enumeration<MemoryKind>(7);
       r.bytes = p.number<std::uint64_t>();
-      r.start_ns = p.number<std::uint64_t>();
-      r.end_ns = p.number<std::uint64_t>();
+      r.start_ns = p.time_ns();
+      r.end_ns = p.time_ns();
       r.device_id = p.number<std::uint32_t>();
       r.context_id = p.number<std::uint32_t>();
       r.stream_id = p.number<std::uint32_t>();
@@ -116,8 +134,8 @@ RawCapture read_raw_capture(const std::filesystem::path& path) {
       r.correlation_id = p.number<std::uint32_t>();
       r.memory_kind = p.enumeration<MemoryKind>(7);
       r.bytes = p.number<std::uint64_t>();
-      r.start_ns = p.number<std::uint64_t>();
-      r.end_ns = p.number<std::uint64_t>();
+      r.start_ns = p.time_ns();
+      r.end_ns = p.time_ns();
       r.device_id = p.number<std::uint32_t>();
       r.context_id = p.number<std::uint32_t>();
       r.stream_id = p.number<std::uint32_t>();
@@ -126,8 +144,8 @@ RawCapture read_raw_capture(const std::filesystem::path& path) {
     } else if (tag == "K") {
       RawKernel r;
       r.correlation_id = p.number<std::uint32_t>();
-      r.start_ns = p.number<std::uint64_t>();
-      r.end_ns = p.number<std::uint64_t>();
+      r.start_ns = p.time_ns();
+      r.end_ns = p.time_ns();
       r.device_id = p.number<std::uint32_t>();
       r.context_id = p.number<std::uint32_t>();
       r.stream_id = p.number<std::uint32_t>();
@@ -145,7 +163,7 @@ RawCapture read_raw_capture(const std::filesystem::path& path) {
       r.memory_kind = p.enumeration<MemoryKind>(7);
       r.address = p.number<std::uint64_t>();
       r.bytes = p.number<std::uint64_t>();
-      r.timestamp_ns = p.number<std::uint64_t>();
+      r.timestamp_ns = p.time_ns();
       r.device_id = p.number<std::uint32_t>();
       r.context_id = p.number<std::uint32_t>();
       r.stream_id = p.number<std::uint32_t>();
@@ -161,13 +179,14 @@ RawCapture read_raw_capture(const std::filesystem::path& path) {
       r.dst = p.number<std::uint64_t>();
       r.src = p.number<std::uint64_t>();
       r.bytes = p.number<std::uint64_t>();
-      r.host_ns = p.number<std::uint64_t>();
+      r.host_ns = p.time_ns();
       if (version >= 3) {
-        const int checked = p.number<int>();
+        const std::uint64_t checked = p.decimal();
         if (checked != 0 && checked != 1) p.fail("residency flag " + std::to_string(checked) + " (expected 0 or 1)");
         r.host_checked = checked == 1;
-        r.host_resident_bytes = p.number<std::uint64_t>();
+        r.host_resident_bytes = p.decimal();
         if (r.host_resident_bytes > r.bytes) p.fail("resident bytes exceed the call's bytes");
+        if (!r.host_checked && r.host_resident_bytes > 0) p.fail("resident bytes given for a destination not checked");
       }
       c.api_calls.push_back(r);
     } else if (tag == "L") {
@@ -182,23 +201,23 @@ RawCapture read_raw_capture(const std::filesystem::path& path) {
       r.registered = op == "register";
       r.address = p.number<std::uint64_t>();
       r.bytes = p.number<std::uint64_t>();
-      r.host_ns = p.number<std::uint64_t>();
+      r.host_ns = p.time_ns();
       c.host_registers.push_back(r);
     } else if (tag == "A" && version >= 2) {
       RawApi r;
       r.correlation_id = p.number<std::uint32_t>();
       r.domain = domain_of(p);
       r.cbid = p.number<std::uint32_t>();
-      r.start_ns = p.number<std::uint64_t>();
-      r.end_ns = p.number<std::uint64_t>();
+      r.start_ns = p.time_ns();
+      r.end_ns = p.time_ns();
       r.thread = p.number<std::uint32_t>();
       if (r.end_ns < r.start_ns) p.fail("API call ends before it starts");
       c.apis.push_back(r);
     } else if (tag == "Y" && version >= 2) {
       RawSync r;
       r.type = p.enumeration<SyncType>(4);
-      r.start_ns = p.number<std::uint64_t>();
-      r.end_ns = p.number<std::uint64_t>();
+      r.start_ns = p.time_ns();
+      r.end_ns = p.time_ns();
       r.correlation_id = p.number<std::uint32_t>();
       r.context_id = p.number<std::uint32_t>();
       r.stream_id = p.number<std::uint32_t>();
@@ -214,7 +233,7 @@ RawCapture read_raw_capture(const std::filesystem::path& path) {
     } else if (tag == "N" && version >= 2) {
       RawMarker r;
       r.flags = p.number<std::uint32_t>();
-      r.timestamp_ns = p.number<std::uint64_t>();
+      r.timestamp_ns = p.time_ns();
       r.thread = p.number<std::uint32_t>();
       r.name = std::string(p.rest());
       if (r.name.empty()) p.fail("marker without a name");
