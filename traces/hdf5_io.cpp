@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstdint>
 #include <cstring>
@@ -306,12 +308,115 @@ std::string object_where(hid_t object) {
   return (file.empty() ? "(unnamed file)" : file) + ": " + (path.empty() ? "(unnamed object)" : path);
 }
 
+namespace {
+
+/// HDF5 calls this on a conversion that would lose the value (a negative
+/// into unsigned, a fraction into an integer, beyond the range or the
+/// precision): abort the read, so that no value is clipped or truncated.
+H5T_conv_ret_t abort_inexact(H5T_conv_except_t, hid_t, hid_t, void*, void*, void* hit) {
+  *static_cast<bool*>(hit) = true;
+  return H5T_CONV_ABORT;
+}
+
+const char* class_name(H5T_class_t c) {
+  switch (c) {
+    case H5T_INTEGER: return "integers";
+    case H5T_FLOAT: return "floating-point numbers";
+    case H5T_STRING: return "strings";
+    case H5T_COMPOUND: return "compound records";
+    case H5T_ENUM: return "enumerations";
+    case H5T_ARRAY: return "arrays";
+    case H5T_VLEN: return "variable-length sequences";
+    case H5T_OPAQUE: return "opaque bytes";
+    case H5T_BITFIELD: return "bit fields";
+    case H5T_TIME: return "times";
+    case H5T_REFERENCE: return "references";
+    default: return "values of an unknown class";
+  }
+}
+
+/// The first element of [offset, offset + n) whose value does not convert
+/// exactly into `mem_type`, said as "[row] = value: why". Read again in a
+/// type that holds every file value exactly (double for floats up to 64
+/// bits, int64/uint64 for integers).
+std::string first_inexact(hid_t dataset, hid_t file_type, hid_t mem_type, hsize_t offset, hsize_t n) {
+  const bool to_float = H5Tget_class(mem_type) == H5T_FLOAT;
+  const bool to_signed = !to_float && H5Tget_sign(mem_type) == H5T_SGN_2;
+  const std::size_t to_bits = 8 * H5Tget_size(mem_type);
+  const double hi = to_float ? 0 : to_signed ? std::ldexp(1.0, static_cast<int>(to_bits) - 1) : std::ldexp(1.0, static_cast<int>(to_bits));
+  const double lo = to_signed ? -hi : 0;
+  const hsize_t count[1] = {n};
+  Handle mem_space(check_id(H5Screate_simple(1, count, nullptr), "H5Screate_simple"), H5Sclose);
+  Handle file_space = select_range(dataset, offset, n);
+  auto at = [&](hsize_t i) { return "[" + std::to_string(offset + i) + "] = "; };
+  if (H5Tget_class(file_type) == H5T_FLOAT) {
+    std::vector<double> v(n);
+    check_status(H5Dread(dataset, H5T_NATIVE_DOUBLE, mem_space.get(), file_space.get(), H5P_DEFAULT, v.data()), "H5Dread");
+    for (hsize_t i = 0; i < n; ++i) {
+      const double x = v[i];
+      if (to_float) continue;
+      char text[64];
+      std::snprintf(text, sizeof text, "%.17g", x);
+      if (!std::isfinite(x)) return at(i) + text + ": not a finite number";
+      if (x != std::floor(x)) return at(i) + text + ": not a whole number";
+      if (x < lo) return at(i) + text + (lo == 0 ? ": negative" : ": below the range");
+      if (x >= hi) return at(i) + text + ": beyond the range of " + std::to_string(to_bits) + "-bit integers";
+    }
+    return "";
+  }
+  const bool from_signed = H5Tget_sign(file_type) == H5T_SGN_2;
+  std::vector<std::uint64_t> raw(n);
+  check_status(H5Dread(dataset, from_signed ? H5T_NATIVE_INT64 : H5T_NATIVE_UINT64, mem_space.get(), file_space.get(),
+                       H5P_DEFAULT, raw.data()),
+               "H5Dread");
+  for (hsize_t i = 0; i < n; ++i) {
+    const std::int64_t s = static_cast<std::int64_t>(raw[i]);
+    const std::string text = from_signed ? std::to_string(s) : std::to_string(raw[i]);
+    if (to_float) {
+      const double x = from_signed ? static_cast<double>(s) : static_cast<double>(raw[i]);
+      const bool exact = from_signed ? x < 0x1p63 && static_cast<std::int64_t>(x) == s : x < 0x1p64 && static_cast<std::uint64_t>(x) == raw[i];
+      if (!exact) return at(i) + text + ": not exact as a floating-point number";
+      continue;
+    }
+    if (from_signed && s < 0) {
+      if (!to_signed) return at(i) + text + ": negative";
+      if (to_bits < 64 && static_cast<double>(s) < lo) return at(i) + text + ": below the range";
+    } else {
+      const double x = static_cast<double>(raw[i]);
+      if (x >= hi) return at(i) + text + ": beyond the range of " + std::string(to_signed ? "signed " : "") +
+                          std::to_string(to_bits) + "-bit integers";
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
 void read_range(hid_t dataset, hid_t mem_type, hsize_t offset, hsize_t n, void* data) {
   if (n == 0) return;
+  Handle file_type(check_id(H5Dget_type(dataset), "H5Dget_type"), H5Tclose);
+  const H5T_class_t file_class = H5Tget_class(file_type.get()), mem_class = H5Tget_class(mem_type);
+  const bool numbers = mem_class == H5T_INTEGER || mem_class == H5T_FLOAT;
+  if (numbers && file_class != H5T_INTEGER && file_class != H5T_FLOAT) {
+    throw InputError(object_where(dataset) + ": holds " + class_name(file_class) +
+                     ", not numbers" +
+                     (file_class == H5T_STRING ? " (string ids: convert the trace from CSV with --map block_id=hash)" : ""));
+  }
+  if (numbers && file_class == H5T_INTEGER && H5Tget_size(file_type.get()) > 8) {
+    throw InputError(object_where(dataset) + ": integers of " + std::to_string(8 * H5Tget_size(file_type.get())) +
+                     " bits (at most 64)");
+  }
   Handle file_space = select_range(dataset, offset, n);
   const hsize_t count[1] = {n};
   Handle mem_space(check_id(H5Screate_simple(1, count, nullptr), "H5Screate_simple"), H5Sclose);
-  if (H5Dread(dataset, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, data) < 0) {
+  bool inexact = false;
+  Handle transfer(check_id(H5Pcreate(H5P_DATASET_XFER), "H5Pcreate"), H5Pclose);
+  if (numbers) check_status(H5Pset_type_conv_cb(transfer.get(), abort_inexact, &inexact), "H5Pset_type_conv_cb");
+  if (H5Dread(dataset, mem_type, mem_space.get(), file_space.get(), transfer.get(), data) < 0) {
+    if (inexact) {
+      const std::string why = first_inexact(dataset, file_type.get(), mem_type, offset, n);
+      throw InputError(object_where(dataset) + (why.empty() ? ": a value does not convert exactly" : why));
+    }
     // Damaged chunks fail here ("inflate() failed"): name the dataset and the range.
     const std::string detail = last_error();
     throw Error(object_where(dataset) + ", elements " + std::to_string(offset) +

@@ -220,6 +220,76 @@ TEST_F(CorruptHdf5, NextUseFlagWithoutDataset) {
   EXPECT_INPUT_ERROR(Hdf5TraceSource{path()}, "has_next_use is set", "next_use_index is missing");
 }
 
+// Datasets of other dtypes (h5py writes float64 and int32 readily): read when
+// every value converts exactly, else refused naming the dataset and row —
+// never clipped (a negative size read as 0) or truncated (1.5 read as 1).
+class OtherDtypeHdf5 : public CorruptHdf5 {
+ protected:
+  template <class T>
+  void replace(const char* name, hid_t file_type, hid_t mem_type, std::vector<T> values) {
+    auto f = open_rw();
+    ASSERT_GE(H5Ldelete(f.get(), name, H5P_DEFAULT), 0);
+    const hsize_t n[1] = {values.size()};
+    h5::Handle space(H5Screate_simple(1, n, nullptr), H5Sclose);
+    h5::Handle d(H5Dcreate2(f.get(), name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose);
+    ASSERT_GE(H5Dwrite(d.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), 0);
+  }
+  template <class T, class F>
+  std::vector<T> column(F field) const {
+    std::vector<T> v;
+    for (const AccessRecord& r : records_) v.push_back(static_cast<T>(field(r)));
+    return v;
+  }
+};
+
+TEST_F(OtherDtypeHdf5, ExactFloatIdsAndTimesAndNarrowSizesAreRead) {
+  replace("records/block_id", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, column<double>([](const AccessRecord& r) { return r.block_id; }));
+  replace("records/time_ns", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, column<double>([](const AccessRecord& r) { return r.time_ns; }));
+  replace("records/bytes", H5T_STD_I32LE, H5T_NATIVE_INT32, column<std::int32_t>([](const AccessRecord& r) { return r.bytes; }));
+  Hdf5TraceSource src(path());
+  const auto back = test::read_all(src);
+  ASSERT_EQ(back.size(), records_.size());
+  for (std::size_t i = 0; i < back.size(); ++i) {
+    EXPECT_EQ(back[i].block_id, records_[i].block_id) << i;
+    EXPECT_EQ(back[i].time_ns, records_[i].time_ns) << i;
+    EXPECT_EQ(back[i].bytes, records_[i].bytes) << i;
+  }
+}
+
+TEST_F(OtherDtypeHdf5, AFractionalIdIsRefusedNamingTheRow) {
+  auto ids = column<double>([](const AccessRecord& r) { return r.block_id; });
+  ids[77] += 0.5;
+  replace("records/block_id", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, ids);
+  Hdf5TraceSource src(path());
+  EXPECT_INPUT_ERROR(test::read_all(src), path().string(), "/records/block_id[77] = ", "not a whole number");
+}
+
+TEST_F(OtherDtypeHdf5, ANegativeSizeIsNamedNegative) {
+  auto bytes = column<std::int64_t>([](const AccessRecord& r) { return r.bytes; });
+  bytes[5] = -4096;
+  replace("records/bytes", H5T_STD_I64LE, H5T_NATIVE_INT64, bytes);
+  Hdf5TraceSource src(path());
+  EXPECT_INPUT_ERROR(test::read_all(src), "/records/bytes[5] = -4096: negative");
+}
+
+TEST_F(OtherDtypeHdf5, AnIdBeyond64BitsIsRefused) {
+  auto ids = column<double>([](const AccessRecord& r) { return r.block_id; });
+  ids[3] = 1e20;
+  replace("records/block_id", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, ids);
+  Hdf5TraceSource src(path());
+  EXPECT_INPUT_ERROR(test::read_all(src), "/records/block_id[3] = 1e+20: beyond the range of 64-bit integers");
+}
+
+TEST_F(OtherDtypeHdf5, StringIdsAreRefusedWithAWayOut) {
+  {
+    auto f = open_rw();
+    ASSERT_GE(H5Ldelete(f.get(), "records/block_id", H5P_DEFAULT), 0);
+    h5::write_strings(f.get(), "records/block_id", std::vector<std::string>(records_.size(), "key"));
+  }
+  Hdf5TraceSource src(path());
+  EXPECT_INPUT_ERROR(test::read_all(src), "/records/block_id: holds strings, not numbers", "--map block_id=hash");
+}
+
 TEST_F(CorruptHdf5, ZeroBytesAtARecord) {
   {
     auto f = open_rw();
