@@ -400,7 +400,7 @@ void read_range(hid_t dataset, hid_t mem_type, hsize_t offset, hsize_t n, void* 
   if (numbers && file_class != H5T_INTEGER && file_class != H5T_FLOAT) {
     throw InputError(object_where(dataset) + ": holds " + class_name(file_class) +
                      ", not numbers" +
-                     (file_class == H5T_STRING ? " (string ids: convert the trace from CSV with --map block_id=hash)" : ""));
+                     (file_class == H5T_STRING ? " (string keys: write each as an integer id, e.g. a 64-bit hash of the key)" : ""));
   }
   if (numbers && file_class == H5T_INTEGER && H5Tget_size(file_type.get()) > 8) {
     throw InputError(object_where(dataset) + ": integers of " + std::to_string(8 * H5Tget_size(file_type.get())) +

@@ -287,7 +287,7 @@ TEST_F(OtherDtypeHdf5, StringIdsAreRefusedWithAWayOut) {
     h5::write_strings(f.get(), "records/block_id", std::vector<std::string>(records_.size(), "key"));
   }
   Hdf5TraceSource src(path());
-  EXPECT_INPUT_ERROR(test::read_all(src), "/records/block_id: holds strings, not numbers", "--map block_id=hash");
+  EXPECT_INPUT_ERROR(test::read_all(src), "/records/block_id: holds strings, not numbers", "write each as an integer id");
 }
 
 TEST_F(CorruptHdf5, ZeroBytesAtARecord) {
