@@ -1,6 +1,7 @@
 #include "sim/core/params.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "sim/core/errors.h"
@@ -37,6 +38,24 @@ double parse_param_number(const ParamSpec& spec, std::string_view text) {
   return 0.0;
 }
 
+std::string describe_param_range(const ParamSpec& spec) {
+  const auto bound = [](double x) {
+    char text[32];
+    // Whole numbers below 1e15 in full (1099511627776, not 1.1e+12); else 1e+18, 0.5.
+    if (x > -1e15 && x < 1e15 && x == std::floor(x)) {
+      std::snprintf(text, sizeof text, "%.0f", x);
+    } else {
+      std::snprintf(text, sizeof text, "%.10g", x);
+    }
+    return std::string(text);
+  };
+  const char* unit = spec.type == ParamType::duration    ? " ns"
+                     : spec.type == ParamType::bytes     ? " B"
+                     : spec.type == ParamType::bandwidth ? " B/s"
+                                                         : "";
+  return "[" + bound(spec.min) + ", " + bound(param_max(spec)) + "]" + unit;
+}
+
 namespace {
 
 void validate(std::string_view owner, const ParamSpec& spec, const std::string& value) {
@@ -55,13 +74,7 @@ void validate(std::string_view owner, const ParamSpec& spec, const std::string& 
   }
   const double max = param_max(spec);
   if (numeric < spec.min || numeric > max) {
-    const auto bound = [](double x) {
-      char text[32];
-      std::snprintf(text, sizeof text, "%.10g", x);  // 20000, 1e+09, 0.5: not 20000.000000
-      return std::string(text);
-    };
-    throw InputError(where + "out of range [" + bound(spec.min) + ", " + bound(max) + "]" +
-                     (spec.type == ParamType::duration ? " ns" : ""));
+    throw InputError(where + "out of range " + describe_param_range(spec));
   }
 }
 

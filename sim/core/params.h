@@ -39,6 +39,11 @@ inline double param_max(const ParamSpec& spec) {
   return spec.type == ParamType::duration && spec.max > kMaxDurationParamNs ? kMaxDurationParamNs : spec.max;
 }
 
+/// The accepted range of a numeric `spec` for messages, with the unit its
+/// values are read in: "[1e+06, 1e+18] B/s", "[0, 1099511627776] ns",
+/// "[1, 4096] B"; a plain number type has no unit.
+std::string describe_param_range(const ParamSpec& spec);
+
 /// The numeric value of `text` read as `spec.type`, in the type's unit (ns,
 /// bytes, bytes/s, or the number itself); 0 for text and choice parameters.
 /// Throws UnitError when it does not parse. Range and choices are not checked.

@@ -64,12 +64,6 @@ std::string describe_type(const ParamSpec& spec) {
   return "a value";
 }
 
-std::string format_bound(double v) {
-  std::ostringstream out;
-  out << v;
-  return out.str();
-}
-
 }  // namespace
 
 void check_param_value(const ConfigNode& node, std::string_view key, const ParamSpec& spec) {
@@ -89,8 +83,7 @@ void check_param_value(const ConfigNode& node, std::string_view key, const Param
   }
   if (numeric < spec.min || numeric > param_max(spec)) {
     throw_at(node.pos, key,
-             "value '" + text + "' out of range [" + format_bound(spec.min) + ", " + format_bound(param_max(spec)) + "]" +
-                 (spec.type == ParamType::duration ? " ns" : ""));
+             "value '" + text + "' out of range " + describe_param_range(spec));
   }
   // A bare number has a plain reading (ns, B/s) that is rarely what was meant.
   const bool bare = text.find_first_not_of("0123456789.eE+- ") == std::string::npos;
