@@ -7,6 +7,7 @@ pkgs=(
   build-essential cmake ninja-build pkg-config
   libyaml-cpp-dev libhdf5-dev zlib1g-dev
   libzstd-dev                                     # .zst traces, decompressed as read
+  libxxhash-dev                                   # ids: hash (string ids of csv/txt traces)
   libcli11-dev libboost-graph-dev libeigen3-dev
   nlohmann-json3-dev libabsl-dev libsqlite3-dev
   liblemon-dev                                    # min-cost flow: flashsim trace bound

@@ -1,5 +1,6 @@
 #include "traces/byte_stream.h"
 
+#include <zlib.h>
 #include <zstd.h>
 
 #include <algorithm>
@@ -28,20 +29,50 @@ struct DctxFree {
   void operator()(ZSTD_DCtx* d) const { ZSTD_freeDCtx(d); }
 };
 
-}  // namespace
-
-bool is_zstd_file(const std::filesystem::path& path) {
-  const std::string name = trace_text::to_lower(path.filename().string());
-  if (ends_with(name, ".zst") || ends_with(name, ".zst.22")) return true;
-  std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
-  if (!f) return false;
-  unsigned char head[4];
-  return std::fread(head, 1, 4, f.get()) == 4 && std::memcmp(head, kZstdMagic, 4) == 0;
+// Appends code point `cp` (<= 0x10FFFF, not a surrogate) as UTF-8
+// (the Unicode Standard, table 3-6); returns the bytes written (1 to 4).
+std::size_t put_utf8(std::uint32_t cp, unsigned char* out) {
+  if (cp < 0x80) {
+    out[0] = static_cast<unsigned char>(cp);
+    return 1;
+  }
+  if (cp < 0x800) {
+    out[0] = static_cast<unsigned char>(0xC0 | (cp >> 6));
+    out[1] = static_cast<unsigned char>(0x80 | (cp & 0x3F));
+    return 2;
+  }
+  if (cp < 0x10000) {
+    out[0] = static_cast<unsigned char>(0xE0 | (cp >> 12));
+    out[1] = static_cast<unsigned char>(0x80 | ((cp >> 6) & 0x3F));
+    out[2] = static_cast<unsigned char>(0x80 | (cp & 0x3F));
+    return 3;
+  }
+  out[0] = static_cast<unsigned char>(0xF0 | (cp >> 18));
+  out[1] = static_cast<unsigned char>(0x80 | ((cp >> 12) & 0x3F));
+  out[2] = static_cast<unsigned char>(0x80 | ((cp >> 6) & 0x3F));
+  out[3] = static_cast<unsigned char>(0x80 | (cp & 0x3F));
+  return 4;
 }
 
-std::string name_without_zstd(const std::filesystem::path& path) {
+}  // namespace
+
+Compression compression_of(const std::filesystem::path& path) {
+  const std::string name = trace_text::to_lower(path.filename().string());
+  if (ends_with(name, ".zst") || ends_with(name, ".zst.22")) return Compression::zstd;
+  std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
+  if (!f) return Compression::none;
+  unsigned char head[4];
+  const std::size_t n = std::fread(head, 1, 4, f.get());
+  if (n == 4 && std::memcmp(head, kZstdMagic, 4) == 0) return Compression::zstd;
+  if (n >= 2 && std::memcmp(head, kGzipMagic, 2) == 0) return Compression::gzip;
+  return Compression::none;
+}
+
+bool is_zstd_file(const std::filesystem::path& path) { return compression_of(path) == Compression::zstd; }
+
+std::string name_without_compression(const std::filesystem::path& path) {
   std::string name = trace_text::to_lower(path.filename().string());
-  for (const char* ext : {".zst.22", ".zst"}) {
+  for (const char* ext : {".zst.22", ".zst", ".gz"}) {
     if (ends_with(name, ext)) {
       name.resize(name.size() - std::strlen(ext));
       break;
@@ -54,40 +85,248 @@ struct ByteStream::State {
   std::filesystem::path path;
   std::string where;
   std::unique_ptr<std::FILE, FileCloser> file;
-  std::optional<std::uint64_t> file_size;  // none for zstd: the data's size
-  std::uint64_t file_bytes = 0;             // the file's own size
-  bool zstd = false;
-  // Decompressed (or plain) bytes: [pos, end) not yet handed out.
+  std::uint64_t file_bytes = 0;  // the file's own size
+  Compression compression = Compression::none;
+  StreamContent content = StreamContent::bytes;
+  // Bytes handed out: [pos, end) of buf not yet taken.
   std::vector<unsigned char> buf;
   std::size_t pos = 0, end = 0;
   std::uint64_t buf_offset = 0;  // data offset of buf[0]
-  // zstd only: compressed input and where it lies in the file.
-  std::unique_ptr<ZSTD_DCtx, DctxFree> dctx;
+  std::uint64_t plain_read = 0;  // plain files: bytes read from the file
+  // Compressed input and where it lies in the file.
   std::vector<unsigned char> in;
-  ZSTD_inBuffer in_view{nullptr, 0, 0};
   std::uint64_t in_offset = 0;  // file offset of in[0]
   bool in_eof = false;
+  // zstd
+  std::unique_ptr<ZSTD_DCtx, DctxFree> dctx;
+  ZSTD_inBuffer in_view{nullptr, 0, 0};
   bool frame_open = false;  // the last call that made progress left a frame unfinished
+  // gzip
+  z_stream zs{};
+  bool zs_ready = false;
+  bool member_open = false;
+  std::uint64_t members = 0;  // gzip members begun
+  std::uint64_t decoded = 0;  // decompressed bytes so far (messages)
+  // Text: decompressed bytes staged for the byte-order mark and conversion.
+  TextEncoding encoding = TextEncoding::as_is;
+  bool detected = false;
+  std::vector<unsigned char> raw;
+  std::size_t raw_pos = 0, raw_end = 0;
+  std::uint64_t raw_base = 0;  // decompressed offset of raw[0]
+  bool raw_done = false;
+
+  ~State() {
+    if (zs_ready) inflateEnd(&zs);
+  }
+
+  std::size_t read_input() {
+    in_offset += in_eof ? 0 : last_input;
+    const std::size_t got = std::fread(in.data(), 1, in.size(), file.get());
+    if (got == 0 && std::ferror(file.get())) {
+      throw InputError(where + ": read failed at compressed byte " + std::to_string(in_offset));
+    }
+    last_input = got;
+    in_eof = got == 0;
+    return got;
+  }
+  std::size_t last_input = 0;  // bytes of the last read_input
+
+  std::size_t decode_plain(unsigned char* dst, std::size_t cap) {
+    const std::size_t got = std::fread(dst, 1, cap, file.get());
+    if (got == 0 && std::ferror(file.get())) {
+      throw InputError(where + ": read failed at byte " + std::to_string(plain_read));
+    }
+    plain_read += got;
+    return got;
+  }
+
+  std::size_t decode_zstd(unsigned char* dst, std::size_t cap) {
+    for (;;) {
+      if (in_view.pos == in_view.size && !in_eof) in_view = ZSTD_inBuffer{in.data(), read_input(), 0};
+      ZSTD_outBuffer out{dst, cap, 0};
+      const std::size_t before = in_view.pos;
+      const std::size_t ret = ZSTD_decompressStream(dctx.get(), &out, &in_view);
+      if (ZSTD_isError(ret)) {
+        throw InputError(where + ": corrupt zstd stream at compressed byte " + std::to_string(in_offset + in_view.pos) +
+                         " (after " + std::to_string(decoded) + " decompressed bytes): " + ZSTD_getErrorName(ret));
+      }
+      // A hint of 0 means a frame just ended; only calls that moved data say
+      // so (an idle call at a frame boundary asks for the next header).
+      if (out.pos > 0 || in_view.pos > before) frame_open = ret != 0;
+      if (out.pos > 0) return out.pos;
+      if (in_eof && in_view.pos == in_view.size) {
+        if (frame_open) {
+          throw InputError(where + ": truncated zstd stream: the file ends at compressed byte " +
+                           std::to_string(in_offset) + " inside a frame (after " + std::to_string(decoded) +
+                           " decompressed bytes)");
+        }
+        return 0;
+      }
+    }
+  }
+
+  std::uint64_t gzip_file_offset() const {
+    return in_offset + static_cast<std::uint64_t>(zs.next_in - static_cast<const Bytef*>(in.data()));
+  }
+
+  // Members one after another (RFC 1952 §2.2), as gzip(1) writes for
+  // concatenated files.
+  std::size_t decode_gzip(unsigned char* dst, std::size_t cap) {
+    zs.next_out = dst;
+    zs.avail_out = static_cast<uInt>(std::min<std::size_t>(cap, 1u << 30));
+    const uInt room = zs.avail_out;
+    while (zs.avail_out == room) {
+      if (zs.avail_in == 0 && !in_eof) {
+        const std::size_t got = read_input();
+        zs.next_in = in.data();
+        zs.avail_in = static_cast<uInt>(got);
+      }
+      if (zs.avail_in == 0 && in_eof) {
+        if (member_open) {
+          throw InputError(where + ": truncated gzip stream: the file ends at compressed byte " +
+                           std::to_string(in_offset) + " inside member " + std::to_string(members) + " (after " +
+                           std::to_string(decoded) + " decompressed bytes)");
+        }
+        break;
+      }
+      if (!member_open) {
+        if (inflateReset(&zs) != Z_OK) throw Error(where + ": zlib could not reset its decoder");
+        member_open = true;
+        ++members;
+      }
+      const int ret = inflate(&zs, Z_NO_FLUSH);
+      if (ret == Z_STREAM_END) {
+        member_open = false;
+      } else if (ret != Z_OK && ret != Z_BUF_ERROR) {
+        if (members > 1 && zs.total_out == 0 && zs.total_in <= 2) {
+          throw InputError(where + ": bytes after the gzip data at compressed byte " +
+                           std::to_string(gzip_file_offset() - zs.total_in) +
+                           " are not another gzip member (trailing data; remove it or give the file uncompressed)");
+        }
+        throw InputError(where + ": corrupt gzip stream at compressed byte " + std::to_string(gzip_file_offset()) +
+                         " (after " + std::to_string(decoded) + " decompressed bytes): " +
+                         (zs.msg != nullptr ? zs.msg : "zlib error " + std::to_string(ret)));
+      }
+    }
+    return room - zs.avail_out;
+  }
+
+  std::size_t decode(unsigned char* dst, std::size_t cap) {
+    std::size_t n = 0;
+    switch (compression) {
+      case Compression::none: n = decode_plain(dst, cap); break;
+      case Compression::zstd: n = decode_zstd(dst, cap); break;
+      case Compression::gzip: n = decode_gzip(dst, cap); break;
+    }
+    decoded += n;
+    return n;
+  }
+
+  // Tops raw up to at least `want` bytes from raw_pos (fewer at the end).
+  void stage(std::size_t want) {
+    while (raw_end - raw_pos < want && !raw_done) {
+      if (raw_pos > 0) {
+        std::memmove(raw.data(), raw.data() + raw_pos, raw_end - raw_pos);
+        raw_base += raw_pos;
+        raw_end -= raw_pos;
+        raw_pos = 0;
+      }
+      const std::size_t n = decode(raw.data() + raw_end, raw.size() - raw_end);
+      raw_done = n == 0;
+      raw_end += n;
+    }
+  }
+
+  void detect_encoding() {
+    detected = true;
+    stage(3);
+    const unsigned char* b = raw.data() + raw_pos;
+    const std::size_t n = raw_end - raw_pos;
+    if (n >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF) {
+      encoding = TextEncoding::utf8_bom;
+      raw_pos += 3;
+    } else if (n >= 2 && b[0] == 0xFF && b[1] == 0xFE) {
+      encoding = TextEncoding::utf16le;
+      raw_pos += 2;
+    } else if (n >= 2 && b[0] == 0xFE && b[1] == 0xFF) {
+      encoding = TextEncoding::utf16be;
+      raw_pos += 2;
+    }
+  }
+
+  std::uint32_t unit_at(std::size_t i) const {
+    const unsigned char a = raw[i], b = raw[i + 1];
+    return encoding == TextEncoding::utf16le ? (std::uint32_t{b} << 8) | a : (std::uint32_t{a} << 8) | b;
+  }
+
+  [[noreturn]] void bad_utf16(const std::string& why) const {
+    throw InputError(where + ": not valid UTF-16 (the file starts with a UTF-16 byte-order mark) at byte " +
+                     std::to_string(raw_base + raw_pos) + (compression != Compression::none ? " (decompressed)" : "") +
+                     ": " + why);
+  }
+
+  // UTF-16 code units from raw to UTF-8 in buf (D91, D92): a surrogate pair
+  // is one code point; a lone surrogate is an error, not a replacement.
+  std::size_t convert_utf16() {
+    std::size_t out = 0;
+    while (out + 4 <= buf.size()) {
+      stage(4);
+      const std::size_t avail = raw_end - raw_pos;
+      if (avail == 0) break;
+      if (avail == 1) bad_utf16("the file ends inside a 2-byte code unit");
+      std::uint32_t cp = unit_at(raw_pos);
+      std::size_t used = 2;
+      if (cp >= 0xD800 && cp <= 0xDBFF) {
+        if (avail < 4) bad_utf16("a high surrogate at the end of the file");
+        const std::uint32_t low = unit_at(raw_pos + 2);
+        if (low < 0xDC00 || low > 0xDFFF) bad_utf16("a high surrogate not followed by a low one");
+        cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+        used = 4;
+      } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+        bad_utf16("a low surrogate without a high one before it");
+      }
+      out += put_utf8(cp, buf.data() + out);
+      raw_pos += used;
+    }
+    return out;
+  }
+
+  std::size_t fill_text() {
+    if (!detected) detect_encoding();
+    if (encoding == TextEncoding::utf16le || encoding == TextEncoding::utf16be) return convert_utf16();
+    if (raw_pos < raw_end) {  // what detection staged, then straight from the decoder
+      const std::size_t n = std::min(raw_end - raw_pos, buf.size());
+      std::memcpy(buf.data(), raw.data() + raw_pos, n);
+      raw_pos += n;
+      return n;
+    }
+    return raw_done ? 0 : decode(buf.data(), buf.size());
+  }
 };
 
-ByteStream::ByteStream(std::filesystem::path path, std::size_t buffer_bytes) : state_(std::make_unique<State>()) {
+ByteStream::ByteStream(std::filesystem::path path, std::size_t buffer_bytes, StreamContent content)
+    : state_(std::make_unique<State>()) {
   State& s = *state_;
   s.path = std::move(path);
   s.where = s.path.string();
+  s.content = content;
   std::error_code ec;
   const auto size = std::filesystem::file_size(s.path, ec);
   if (ec) throw InputError(s.where + ": cannot read: " + ec.message());
   s.file.reset(std::fopen(s.path.c_str(), "rb"));
   if (!s.file) throw InputError(s.where + ": cannot open for reading");
-  s.zstd = is_zstd_file(s.path);
+  s.compression = compression_of(s.path);
   s.file_bytes = size;
   s.buf.resize(std::max<std::size_t>(buffer_bytes, 64));
-  if (s.zstd) {
+  if (content == StreamContent::text) s.raw.resize(s.buf.size());
+  if (s.compression == Compression::zstd) {
     s.dctx.reset(ZSTD_createDCtx());
     if (!s.dctx) throw Error(s.where + ": out of memory for a zstd decoder");
     s.in.resize(ZSTD_DStreamInSize());
-  } else {
-    s.file_size = size;
+  } else if (s.compression == Compression::gzip) {
+    if (inflateInit2(&s.zs, 16 + MAX_WBITS) != Z_OK) throw Error(s.where + ": out of memory for a gzip decoder");
+    s.zs_ready = true;
+    s.in.resize(std::size_t{1} << 17);
   }
   rewind();
 }
@@ -99,60 +338,34 @@ void ByteStream::rewind() {
   if (std::fseek(s.file.get(), 0, SEEK_SET) != 0) throw InputError(s.where + ": cannot seek to the start");
   s.pos = s.end = 0;
   s.buf_offset = 0;
-  if (s.zstd) {
+  s.plain_read = 0;
+  s.decoded = 0;
+  s.in_offset = 0;
+  s.last_input = 0;
+  s.in_eof = false;
+  if (s.compression == Compression::zstd) {
     ZSTD_DCtx_reset(s.dctx.get(), ZSTD_reset_session_only);
     s.in_view = ZSTD_inBuffer{s.in.data(), 0, 0};
-    s.in_offset = 0;
-    s.in_eof = false;
     s.frame_open = false;
+  } else if (s.compression == Compression::gzip) {
+    s.zs.next_in = s.in.data();
+    s.zs.avail_in = 0;
+    s.member_open = false;
+    s.members = 0;
   }
+  s.encoding = TextEncoding::as_is;
+  s.detected = false;
+  s.raw_pos = s.raw_end = 0;
+  s.raw_base = 0;
+  s.raw_done = false;
 }
 
 bool ByteStream::refill() {
   State& s = *state_;
   s.buf_offset += s.end;
-  s.pos = s.end = 0;
-  if (!s.zstd) {
-    s.end = std::fread(s.buf.data(), 1, s.buf.size(), s.file.get());
-    if (s.end == 0 && std::ferror(s.file.get())) {
-      throw InputError(s.where + ": read failed at byte " + std::to_string(s.buf_offset));
-    }
-    return s.end > 0;
-  }
-  for (;;) {
-    if (s.in_view.pos == s.in_view.size && !s.in_eof) {
-      s.in_offset += s.in_view.size;
-      const std::size_t got = std::fread(s.in.data(), 1, s.in.size(), s.file.get());
-      if (got == 0 && std::ferror(s.file.get())) {
-        throw InputError(s.where + ": read failed at compressed byte " + std::to_string(s.in_offset));
-      }
-      s.in_view = ZSTD_inBuffer{s.in.data(), got, 0};
-      s.in_eof = got == 0;
-    }
-    ZSTD_outBuffer out{s.buf.data(), s.buf.size(), 0};
-    const std::size_t before = s.in_view.pos;
-    const std::size_t ret = ZSTD_decompressStream(s.dctx.get(), &out, &s.in_view);
-    if (ZSTD_isError(ret)) {
-      throw InputError(s.where + ": corrupt zstd stream at compressed byte " +
-                       std::to_string(s.in_offset + s.in_view.pos) + " (after " +
-                       std::to_string(s.buf_offset) + " decompressed bytes): " + ZSTD_getErrorName(ret));
-    }
-    // A hint of 0 means a frame just ended; only calls that moved data say
-    // so (an idle call at a frame boundary asks for the next header).
-    if (out.pos > 0 || s.in_view.pos > before) s.frame_open = ret != 0;
-    if (out.pos > 0) {
-      s.end = out.pos;
-      return true;
-    }
-    if (s.in_eof && s.in_view.pos == s.in_view.size) {
-      if (s.frame_open) {
-        throw InputError(s.where + ": truncated zstd stream: the file ends at compressed byte " +
-                         std::to_string(s.in_offset) + " inside a frame (after " + std::to_string(s.buf_offset) +
-                         " decompressed bytes)");
-      }
-      return false;
-    }
-  }
+  s.pos = 0;
+  s.end = s.content == StreamContent::text ? s.fill_text() : s.decode(s.buf.data(), s.buf.size());
+  return s.end > 0;
 }
 
 std::size_t ByteStream::read(void* out, std::size_t n) {
@@ -193,13 +406,23 @@ bool ByteStream::read_line(std::string& line) {
 }
 
 std::uint64_t ByteStream::position() const { return state_->buf_offset + state_->pos; }
-std::optional<std::uint64_t> ByteStream::size_bytes() const { return state_->file_size; }
+std::optional<std::uint64_t> ByteStream::size_bytes() const {
+  const State& s = *state_;
+  if (s.compression != Compression::none || s.content == StreamContent::text) return std::nullopt;
+  return s.file_bytes;
+}
 std::uint64_t ByteStream::file_position() const {
   const State& s = *state_;
-  return s.zstd ? s.in_offset + s.in_view.pos : position();
+  switch (s.compression) {
+    case Compression::zstd: return s.in_offset + s.in_view.pos;
+    case Compression::gzip: return s.gzip_file_offset();
+    case Compression::none: break;
+  }
+  return s.content == StreamContent::text ? s.plain_read : position();
 }
 std::uint64_t ByteStream::file_size() const { return state_->file_bytes; }
-bool ByteStream::compressed() const { return state_->zstd; }
+Compression ByteStream::compression() const { return state_->compression; }
+TextEncoding ByteStream::text_encoding() const { return state_->encoding; }
 const std::string& ByteStream::where() const { return state_->where; }
 
 }  // namespace flashsim

@@ -4,8 +4,8 @@
 
 namespace flashsim {
 
-ByteStreamBuf::ByteStreamBuf(std::filesystem::path path, std::size_t buffer_bytes)
-    : stream_(std::move(path)), buffer_(std::max<std::size_t>(buffer_bytes, 64)) {
+ByteStreamBuf::ByteStreamBuf(std::filesystem::path path, std::size_t buffer_bytes, StreamContent content)
+    : stream_(std::move(path), std::size_t{1} << 20, content), buffer_(std::max<std::size_t>(buffer_bytes, 64)) {
   setg(buffer_.data(), buffer_.data(), buffer_.data());
 }
 

@@ -1,7 +1,8 @@
 // A ByteStream (traces/byte_stream.h) as a std::streambuf, for readers
 // written against std::istream: the csv importer and the kineto importer's
-// JSON SAX parser read a plain or a zstd-compressed file alike, streamed
-// through the same bounded buffers, never the whole file.
+// JSON SAX parser read a plain, zstd- or gzip-compressed file alike, and
+// UTF-16 text as UTF-8, streamed through the same bounded buffers, never
+// the whole file.
 #pragma once
 #include <cstddef>
 #include <filesystem>
@@ -14,9 +15,11 @@ namespace flashsim {
 
 class ByteStreamBuf final : public std::streambuf {
  public:
-  /// Opens `path` as ByteStream does (zstd when is_zstd_file(path)), with a
-  /// get area of `buffer_bytes`. Throws InputError (missing or unreadable file).
-  explicit ByteStreamBuf(std::filesystem::path path, std::size_t buffer_bytes = std::size_t{1} << 16);
+  /// Opens `path` as ByteStream does (decompressed as compression_of(path)
+  /// says; `content` as ByteStream's), with a get area of `buffer_bytes`.
+  /// Throws InputError (missing or unreadable file).
+  explicit ByteStreamBuf(std::filesystem::path path, std::size_t buffer_bytes = std::size_t{1} << 16,
+                         StreamContent content = StreamContent::bytes);
 
   /// The stream underneath (its position is ahead of this buffer's by the
   /// bytes not yet taken from the get area).
@@ -24,7 +27,7 @@ class ByteStreamBuf final : public std::streambuf {
 
  protected:
   /// Throws what ByteStream::read throws (InputError naming the file and the
-  /// compressed offset of a corrupt or truncated zstd stream): std::istream
+  /// compressed offset of a corrupt or truncated zstd or gzip stream): std::istream
   /// turns it into badbit unless exceptions(badbit) is set; sbumpc() callers
   /// (read_csv_record, nlohmann-json) see it as it is.
   int_type underflow() override;

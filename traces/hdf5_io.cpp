@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "sim/core/errors.h"
+#include "sim/core/utf8.h"
 
 namespace flashsim::h5 {
 
@@ -447,9 +448,14 @@ void write_strings(hid_t loc, const char* name, const std::vector<std::string>& 
                           std::string("cannot create dataset ") + name),
                  H5Dclose);
   if (n == 0) return;
+  // Text from inputs (file names, catalog names) need not be UTF-8; the
+  // type says it is, so it is made so (h5py decodes every string).
+  std::vector<std::string> texts;
+  texts.reserve(values.size());
+  for (const auto& v : values) texts.push_back(to_valid_utf8(v));
   std::vector<const char*> pointers;
-  pointers.reserve(values.size());
-  for (const auto& v : values) pointers.push_back(v.c_str());
+  pointers.reserve(texts.size());
+  for (const auto& v : texts) pointers.push_back(v.c_str());
   check_status(H5Dwrite(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()), "H5Dwrite");
 }
 
@@ -581,16 +587,16 @@ std::vector<std::string> read_strings(hid_t dataset, hsize_t n) {
 }
 
 void write_attr_string(hid_t obj, const char* name, const std::string& value) {
+  std::string padded = to_valid_utf8(value);  // as write_strings
+  if (padded.empty()) padded.push_back('\0');
   Handle type(check_id(H5Tcopy(H5T_C_S1), "H5Tcopy"), H5Tclose);
-  check_status(H5Tset_size(type.get(), value.empty() ? 1 : value.size()), "H5Tset_size");
+  check_status(H5Tset_size(type.get(), padded.size()), "H5Tset_size");
   check_status(H5Tset_strpad(type.get(), H5T_STR_NULLPAD), "H5Tset_strpad");
   check_status(H5Tset_cset(type.get(), H5T_CSET_UTF8), "H5Tset_cset");
   Handle space(check_id(H5Screate(H5S_SCALAR), "H5Screate"), H5Sclose);
   Handle attr(check_id(H5Acreate2(obj, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
                        std::string("cannot create attribute ") + name),
               H5Aclose);
-  std::string padded = value;
-  if (padded.empty()) padded.push_back('\0');
   check_status(H5Awrite(attr.get(), type.get(), padded.data()), std::string("cannot write attribute ") + name);
 }
 

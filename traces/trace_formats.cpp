@@ -27,26 +27,27 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// The formats that read a .zst themselves: streamed through ByteStream
-// (traces/byte_stream.h), or, for hdf5, through a decompressed temp copy.
-bool reads_zstd(const std::string& format) {
+// The formats that read a .zst or .gz themselves: streamed through
+// ByteStream (traces/byte_stream.h), or, for hdf5, through a decompressed
+// temp copy.
+bool reads_compressed(const std::string& format) {
   return format == "oraclegeneral" || format == "txt" || format == "vscsi" || format == "twr" || format == "lcs" ||
          format == "csv" || format == "kineto" || format == "hdf5";
 }
 
-// HDF5 reads by offset (superblock, B-trees, chunk index), which a zstd
-// stream cannot give: a .h5.zst is decompressed once, streamed, into a
+// HDF5 reads by offset (superblock, B-trees, chunk index), which a zstd or
+// gzip stream cannot give: a .h5.zst (.h5.gz) is decompressed once, streamed, into a
 // private folder in TMPDIR and read from there. The copy goes with this
 // source (RAII: also when opening it throws), on SIGINT/SIGTERM (the
 // signal guards), and after a SIGKILL at the next .zst open.
 class DecompressedHdf5Source final : public ITraceSource {
  public:
   DecompressedHdf5Source(const std::filesystem::path& path, std::size_t window_records)
-      : folder_(temp_prefix()), folder_guard_(folder_.path()), copy_(folder_.path() / name_without_zstd(path)),
+      : folder_(temp_prefix()), folder_guard_(folder_.path()), copy_(folder_.path() / name_without_compression(path)),
         copy_guard_(copy_) {
     std::error_code ec;
     const auto compressed = std::filesystem::file_size(path, ec);
-    std::cerr << "flashsim: " << path.string() << ": HDF5 needs random access, so this zstd file ("
+    std::cerr << "flashsim: " << path.string() << ": HDF5 needs random access, so this compressed file ("
               << (ec ? std::string("size unknown") : std::to_string(compressed) + " B") << ") is decompressed to "
               << copy_.string() << " first and removed when done (TMPDIR chooses the folder)\n";
     decompress(path);
@@ -112,7 +113,7 @@ FLASHSIM_REGISTER_TRACE_FORMAT((TraceFormatRegistry::Entry{
     {{"window_records", ParamType::integer, "65536", "records read per hyperslab (memory bound)", 1, 1e8, {}}},
     [](const ParamValues& p, const TraceOpenContext& c) -> std::unique_ptr<ITraceSource> {
       const auto window = static_cast<std::size_t>(p.integer("window_records"));
-      if (std::filesystem::is_regular_file(c.path) && is_zstd_file(c.path)) {
+      if (std::filesystem::is_regular_file(c.path) && compression_of(c.path) != Compression::none) {
         return std::make_unique<DecompressedHdf5Source>(c.path, window);
       }
       return std::make_unique<Hdf5TraceSource>(c.path, window);
@@ -121,13 +122,13 @@ FLASHSIM_REGISTER_TRACE_FORMAT((TraceFormatRegistry::Entry{
 }  // namespace
 
 std::string detect_trace_format(const std::filesystem::path& path) {
-  // Inside a .zst the name without it tells the format.
-  const bool zstd = is_zstd_file(path);
-  const std::string name = name_without_zstd(path);
+  // Inside a .zst or .gz the name without it tells the format.
+  const bool compressed = compression_of(path) != Compression::none;
+  const std::string name = name_without_compression(path);
   if (ends_with(name, ".h5") || ends_with(name, ".hdf5")) return "hdf5";
   if (ends_with(name, ".csv")) return "csv";
   if (ends_with(name, ".oraclegeneral") || ends_with(name, ".oraclegeneral.bin")) return "oraclegeneral";
-  if (ends_with(name, ".json") || ends_with(name, ".json.gz")) return "kineto";
+  if (ends_with(name, ".json")) return "kineto";
   if (ends_with(name, ".txt")) return "txt";
   if (ends_with(name, ".vscsi")) return "vscsi";
   if (ends_with(name, ".twr") || ends_with(name, ".twr.bin")) return "twr";
@@ -141,14 +142,14 @@ std::string detect_trace_format(const std::filesystem::path& path) {
     throw InputError(path.string() + ": a folder with no *.raw capture files; give a trace file (or the folder "
                      "`flashsim capture --keep-raw` wrote)");
   }
-  if (!zstd && input_file_problem(path).empty()) {
+  if (!compressed && input_file_problem(path).empty()) {
     if (is_hdf5_file(path)) return "hdf5";
     if (starts_with_lcs_magic(path)) return "lcs";
   }
   throw InputError(path.string() +
                    ": cannot tell the trace format from the name (known: .h5/.hdf5 → hdf5, .csv → csv, "
-                   ".oracleGeneral[.bin] → oraclegeneral, .json[.gz] → kineto, .txt → txt, .vscsi → vscsi, "
-                   ".twr[.bin] → twr, .lcs[.bin] → lcs, each also inside .zst, .raw or a folder of them → cupti); give the "
+                   ".oracleGeneral[.bin] → oraclegeneral, .json → kineto, .txt → txt, .vscsi → vscsi, "
+                   ".twr[.bin] → twr, .lcs[.bin] → lcs, each also inside .zst or .gz, .raw or a folder of them → cupti); give the "
                    "format explicitly (--format, or format: in the scenario)");
 }
 
@@ -157,10 +158,13 @@ std::unique_ptr<ITraceSource> open_trace(const std::filesystem::path& path, cons
   const std::string name = format.empty() ? detect_trace_format(path) : trace_text::to_lower(format);
   const auto& entry = TraceFormatRegistry::instance().find(name);
   require_input_file(path, true);  // a folder: raw capture files
-  if (!reads_zstd(name) && std::filesystem::is_regular_file(path) && is_zstd_file(path)) {
-    throw InputError(path.string() + ": zstd-compressed, and the " + name +
+  if (const Compression c = std::filesystem::is_regular_file(path) ? compression_of(path) : Compression::none;
+      c != Compression::none && !reads_compressed(name)) {
+    const bool zstd = c == Compression::zstd;
+    throw InputError(path.string() + (zstd ? ": zstd" : ": gzip") + "-compressed, and the " + name +
                      " reader does not decompress (oraclegeneral, txt, vscsi, twr, lcs, csv and kineto stream it; "
-                     "hdf5 reads a decompressed temp copy); decompress it first: zstd -d " + path.string());
+                     "hdf5 reads a decompressed temp copy); decompress it first: " + (zstd ? "zstd -d " : "gzip -dk ") +
+                     path.string());
   }
   return entry.factory(ParamValues::resolve("trace format " + name, entry.params, options), TraceOpenContext{path});
 }

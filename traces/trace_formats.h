@@ -1,7 +1,8 @@
 // Trace formats found by name (Ramulator 2's registry; no switch on names):
 // "hdf5" (the canonical file), "csv", libCacheSim's "oraclegeneral", "txt",
 // "vscsi", "twr" and "lcs", and "kineto" (PyTorch profiler chrome traces);
-// each also zstd-compressed (streamed; hdf5 through a temp copy). Each importer is one file in
+// each also zstd- or gzip-compressed (streamed; hdf5 through a temp copy).
+// Each importer is one file in
 // traces/importers/ that registers a factory of ITraceSource with its
 // declared options; adding a format is adding a file.
 #pragma once
@@ -26,19 +27,19 @@ using TraceFormatRegistry = Registry<ITraceSource, TraceOpenContext>;
 
 #define FLASHSIM_REGISTER_TRACE_FORMAT(entry_expr) FLASHSIM_REGISTER(::flashsim::TraceFormatRegistry, entry_expr)
 
-/// The format of `path` from its name (less a trailing .zst), then its first
-/// bytes: .h5/.hdf5 (or the HDF5 signature) → "hdf5"; .csv → "csv";
-/// *.oracleGeneral, *.oracleGeneral.bin → "oraclegeneral"; .json, .json.gz →
+/// The format of `path` from its name (less a trailing .zst or .gz), then its
+/// first bytes: .h5/.hdf5 (or the HDF5 signature) → "hdf5"; .csv → "csv";
+/// *.oracleGeneral, *.oracleGeneral.bin → "oraclegeneral"; .json →
 /// "kineto"; .txt → "txt"; .vscsi → "vscsi"; .twr[.bin] → "twr"; .lcs[.bin]
-/// (or the lcs magic) → "lcs".
+/// (or the lcs magic) → "lcs"; .raw, or a folder holding *.raw → "cupti".
 /// Throws InputError naming the path and the accepted extensions.
 std::string detect_trace_format(const std::filesystem::path& path);
 
 /// Opens `path` as `format` ("" = detect_trace_format) with options (key →
 /// value text, checked against the format's declared parameters: an unknown
 /// key is an error). Throws UnknownNameError (format) or InputError (also
-/// for a zstd-compressed file in a format that cannot read one: cupti, nsys).
-/// A zstd-compressed hdf5 file is decompressed into a folder in TMPDIR first
+/// for a zstd- or gzip-compressed file in a format that cannot read one:
+/// cupti, nsys). A compressed hdf5 file is decompressed into a folder in TMPDIR first
 /// (one line on stderr says so), removed when the source is destroyed; a
 /// failed write there is an Error naming the copy.
 std::unique_ptr<ITraceSource> open_trace(const std::filesystem::path& path, const std::string& format = "",

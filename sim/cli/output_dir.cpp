@@ -4,7 +4,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <system_error>
 
 #include "sim/core/errors.h"
@@ -57,6 +59,61 @@ void check_output_path(const char* option, const std::string& path) {
   if (!std::filesystem::is_directory(parent, ec)) {
     throw InputError(std::string(option) + " " + path + ": the folder " + parent.string() + " does not exist");
   }
+}
+
+namespace {
+
+// The parsed JSON of `path`, or null when it is not JSON (or unreadable).
+nlohmann::json read_json_quietly(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) return nullptr;
+  return nlohmann::json::parse(in, nullptr, false);  // a discarded value on bad JSON
+}
+
+std::string rerun_advice(const nlohmann::json& j) {
+  const auto it = j.find("scenario_source");
+  if (it == j.end() || !it->is_string() || it->get<std::string>().empty()) return "";
+  const std::string source = it->get<std::string>();
+  if (source == "<builtin:default.yaml>") return "; its scenario was the embedded default: `flashsim run` runs it again";
+  std::error_code ec;
+  if (source.front() == '<' || !std::filesystem::is_regular_file(source, ec)) return "; its scenario was " + source;
+  return "; its scenario was " + source + ": `flashsim run " + source + "` runs it again";
+}
+
+}  // namespace
+
+std::string describe_flashsim_output(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    const std::filesystem::path summary = path / "summary.json";
+    if (!std::filesystem::is_regular_file(summary, ec) && !std::filesystem::is_regular_file(path / "sweep.json", ec)) {
+      return "";
+    }
+    const nlohmann::json j = read_json_quietly(summary);
+    return "'" + path.string() + "' is a results folder of `flashsim run`, not a scenario folder: `flashsim report " +
+           summary.string() + "` makes a page of it, `flashsim results export " + path.string() +
+           " --format csv` writes its tables" + (j.is_object() ? rerun_advice(j) : std::string());
+  }
+  if (path.extension() != ".json") return "";
+  const nlohmann::json j = read_json_quietly(path);
+  if (!j.is_object()) return "";
+  const std::string folder = path.parent_path().empty() ? "." : path.parent_path().string();
+  if (j.contains("results_schema_version")) {
+    return "'" + path.string() + "' is the summary a `flashsim run` wrote (results folder " + folder +
+           "), not a scenario: `flashsim report " + path.string() + "` makes a page of it, `flashsim results export " +
+           folder + " --format csv` writes its tables, `flashsim compare " + path.string() +
+           " OTHER` compares it" + rerun_advice(j);
+  }
+  if (j.contains("sweep_store_version")) {
+    return "'" + path.string() + "' is the sweep record of a results folder (" + folder +
+           "), not a scenario: `flashsim report " + folder + "/summary.json` makes a page of its results" +
+           rerun_advice(j);
+  }
+  if (j.contains("suite") && path.filename() == "validation.json") {
+    return "'" + path.string() + "' is the output of `flashsim validate`, not a scenario: `flashsim report " +
+           path.string() + "` makes a page of it";
+  }
+  return "";
 }
 
 }  // namespace flashsim::cli

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "sim/core/errors.h"
+#include "sim/core/utf8.h"
 
 namespace flashsim::cli {
 
@@ -41,8 +42,9 @@ std::string quick_scenario_yaml(const QuickScenario& q) {
   }
   YAML::Emitter y;
   y << YAML::BeginMap;
-  y << YAML::Key << "name" << YAML::Value << stem;
-  y << YAML::Key << "description" << YAML::Value << "flashsim run --trace " + q.trace;
+  // A name and a label, not a path: a file name need not be UTF-8, results must be.
+  y << YAML::Key << "name" << YAML::Value << to_valid_utf8(stem);
+  y << YAML::Key << "description" << YAML::Value << to_valid_utf8("flashsim run --trace " + q.trace);
   y << YAML::Key << "engine" << YAML::Value << q.engine;
   y << YAML::Key << "hardware" << YAML::Value << YAML::BeginMap << YAML::Key << "profile" << YAML::Value
     << (q.engine == "event" ? q.hardware : std::string("seed-defaults")) << YAML::EndMap;

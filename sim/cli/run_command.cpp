@@ -47,6 +47,8 @@ bool looks_like_trace(const std::string& path) {
 std::vector<std::string> expand_scenarios(const std::vector<std::string>& args) {
   std::vector<std::string> files;
   for (const auto& arg : args) {
+    if (arg.empty()) throw InputError("an empty scenario path (''): give a scenario file or folder");
+    if (const std::string output = describe_flashsim_output(arg); !output.empty()) throw InputError(output);
     std::error_code ec;
     if (!std::filesystem::is_directory(arg, ec)) {
       if (looks_like_trace(arg)) {

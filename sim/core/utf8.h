@@ -1,7 +1,10 @@
 // UTF-8 validity, so text that will be written to JSON or HDF5 (scenario
-// names, labels) is refused up front with its position, not after a run.
+// names, labels) is refused up front with its position, not after a run;
+// and the repair the HDF5 writers apply to text from inputs (file names,
+// catalog names) that need not be UTF-8, so h5py can decode every string.
 #pragma once
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace flashsim {
@@ -32,6 +35,21 @@ inline bool valid_utf8(std::string_view text, std::size_t* bad_offset = nullptr)
     i += len;
   }
   return true;
+}
+
+/// `text` with each byte that starts no well-formed sequence (valid_utf8's
+/// rule) replaced by U+FFFD, the replacement character (the Unicode
+/// Standard §3.9, U+FFFD substitution); valid text comes back unchanged.
+inline std::string to_valid_utf8(std::string_view text) {
+  std::string out;
+  std::size_t bad = 0;
+  while (!valid_utf8(text, &bad)) {
+    out.append(text.substr(0, bad));
+    out.append("\xEF\xBF\xBD");
+    text.remove_prefix(bad + 1);
+  }
+  out.append(text);
+  return out;
 }
 
 }  // namespace flashsim

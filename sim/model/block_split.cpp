@@ -59,7 +59,7 @@ ModelBlocks split_into_blocks(const std::vector<WeightTensor>& tensors, const Bl
                        std::to_string(blocks) + " blocks, a catalog of about " +
                        gib_text(static_cast<double>(blocks * kCatalogBytesPerBlock)) + " in memory, above the limit of " +
                        gib_text(static_cast<double>(memory_limit_bytes)) +
-                       "; use a larger granularity or raise the limit (--max-memory SIZE)");
+                       "; use a larger granularity or " + raise_memory_limit_advice(memory_limit_bytes));
     }
   }
   ModelBlocks out;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sim/core/errors.h"
+#include "sim/core/utf8.h"
 #include "sim/results/metric_schema.h"
 #include "sim/results/results_writer.h"
 #include "sim/results/sweep_store.h"
@@ -107,7 +108,8 @@ void attr_string(hid_t obj, const char* name, const std::string& value) {
   Id space(H5Screate(H5S_SCALAR), H5Sclose, "create a scalar space");
   Id attr(H5Acreate2(obj, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
           std::string("create attribute ") + name);
-  const char* ptr = value.c_str();
+  const std::string text = to_valid_utf8(value);  // a trace's file name need not be UTF-8
+  const char* ptr = text.c_str();
   check(H5Awrite(attr.get(), type.get(), &ptr), std::string("write attribute ") + name);
 }
 
@@ -201,7 +203,7 @@ void write_summary(hid_t file, const ScenarioResults& results) {
         case MetricType::i64: std::memcpy(at, &v.i64, kField); break;
         case MetricType::f64: std::memcpy(at, &v.f64, kField); break;
         case MetricType::text: {
-          texts.push_back(v.text);
+          texts.push_back(to_valid_utf8(v.text));
           const char* p = texts.back().c_str();
           std::memcpy(at, &p, kField);
           break;

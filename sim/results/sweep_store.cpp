@@ -227,9 +227,11 @@ bool point_finished(const std::filesystem::path& dir, const SweepPointEntry& poi
   if (!text) return false;
   try {
     const Json j = Json::parse(*text);
+    // Compared as written: text that is not UTF-8 (a trace's file name) was
+    // stored with U+FFFD for its bad bytes, and so is compared.
     return j.at("sweep_store_version").get<int>() == kSweepStoreVersion &&
            j.at("tool_version").get<std::string>() == tool_version &&
-           j.at("resolved").get<std::string>() == point.resolved && j.at("summary").at("runs").is_array();
+           dump(j.at("resolved")) == dump(Json(point.resolved)) && j.at("summary").at("runs").is_array();
   } catch (const nlohmann::json::exception&) {
     return false;
   }
@@ -291,10 +293,18 @@ ResultsPaths merge_points(const std::filesystem::path& dir, const SweepManifest&
       which += (i ? ", " : "") + std::to_string(missing[i]) + (p.label.empty() ? "" : " (" + p.label + ")");
     }
     if (missing.size() > 5) which += ", ...";
+    // A scenario given as a file can be named; one written from flags (the
+    // quick form, Python) only by the command that made it.
+    std::error_code ec;
+    const std::string rerun =
+        manifest.scenario_source == "<builtin:default.yaml>" ? "`flashsim run --out " + dir.string() + "`"
+        : std::filesystem::is_regular_file(manifest.scenario_source, ec)
+            ? "`flashsim run " + manifest.scenario_source + " --out " + dir.string() + "`"
+            : "the command that made it (" + manifest.scenario_source + ") with --out " + dir.string();
     throw InputError("'" + dir.string() + "': " + std::to_string(missing.size()) + " of " +
                      std::to_string(manifest.points.size()) + " sweep points not finished (point " + which +
-                     "): run their shards, or `flashsim run " + manifest.scenario_source + " --out " + dir.string() +
-                     "` to run what is missing here");
+                     "): run their shards, or " + rerun +
+                     " to run what is missing here");
   }
   ScenarioResults header = manifest.header();
   header.host = host;

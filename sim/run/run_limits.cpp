@@ -25,7 +25,7 @@ void check_sweep_memory(const ScenarioDocument& document, ByteCount limit_bytes)
   throw InputError(axes.front().pos.file + ": sweep: " + std::to_string(points) + " points would hold about " +
                    gib_text(static_cast<double>(bytes)) + " (" + std::to_string(kRunBytesPerSweepPoint / 1024) +
                    " KiB a point), above the limit of " + gib_text(static_cast<double>(limit_bytes)) +
-                   "; split the sweep or raise the limit (flashsim run --max-memory SIZE)");
+                   "; split the sweep or " + raise_memory_limit_advice(limit_bytes));
 }
 
 void check_granularity_memory(const Scenario& scenario, const TraceProvider& trace, unsigned concurrent_runs,
@@ -44,7 +44,7 @@ void check_granularity_memory(const Scenario& scenario, const TraceProvider& tra
                    " accesses: about " + gib_text(static_cast<double>(per_run)) + " per run" +
                    (runs > 1 ? ", " + gib_text(static_cast<double>(total)) + " for " + std::to_string(runs) + " runs at once" : "") +
                    ", above the limit of " + gib_text(static_cast<double>(limit_bytes)) +
-                   "; choose a coarser granularity, fewer --jobs, or raise the limit (flashsim run --max-memory SIZE)");
+                   "; choose a coarser granularity, fewer --jobs, or " + raise_memory_limit_advice(limit_bytes));
 }
 
 void check_window_count(const Scenario& scenario, const TraceProvider& trace) {

@@ -319,7 +319,9 @@ void set_at_path(ConfigNode& root, std::string_view dotted, ConfigNode value, co
       ConfigNode* child = node->find(part);
       created = child == nullptr;
       if (!child) {
-        node->set(part, ConfigNode{}, where);
+        ConfigNode placeholder;
+        placeholder.pos = where;
+        node->set(part, std::move(placeholder), where);
         child = node->find(part);
       }
       node = child;
@@ -329,8 +331,13 @@ void set_at_path(ConfigNode& root, std::string_view dotted, ConfigNode value, co
         throw_at(where, dotted,
                  "index " + part + " is beyond the list's " + std::to_string(node->items.size()) + " elements");
       }
-      // Padding elements are null: merged onto a profile's list they change nothing.
-      while (node->items.size() <= index) node->items.push_back(ConfigNode{});
+      // Padding elements are null: merged onto a profile's list they change
+      // nothing. They carry `where`: an element left null is this text's doing.
+      while (node->items.size() <= index) {
+        ConfigNode pad;
+        pad.pos = where;
+        node->items.push_back(std::move(pad));
+      }
       created = created || node->items[index].is_null();
       node = &node->items[index];
     } else {
@@ -338,6 +345,35 @@ void set_at_path(ConfigNode& root, std::string_view dotted, ConfigNode value, co
     }
   }
   *node = std::move(value);
+}
+
+namespace {
+
+void collect_sources(const ConfigNode& node, const std::string& own, std::vector<std::string>& out) {
+  const auto note = [&](const SourcePos& pos) {
+    // Command-line values (--set) have no line; a file's values inherited
+    // from a profile are not what changed, so they are not named.
+    if (pos.line == 0 && !pos.file.empty() && pos.file != own &&
+        std::find(out.begin(), out.end(), pos.file) == out.end()) {
+      out.push_back(pos.file);
+    }
+  };
+  note(node.pos);
+  for (const ConfigNode& item : node.items) collect_sources(item, own, out);
+  for (const ConfigEntry& e : node.entries) collect_sources(e.value, own, out);
+}
+
+}  // namespace
+
+SourcePos sources_of(const ConfigNode& node) {
+  std::vector<std::string> others;
+  collect_sources(node, node.pos.file, others);
+  if (others.empty()) return node.pos;
+  std::string text;
+  for (std::size_t i = 0; i < others.size() && i < 3; ++i) text += (i > 0 ? ", " : "") + others[i];
+  if (others.size() > 3) text += " and " + std::to_string(others.size() - 3) + " more";
+  if (!node.pos.file.empty()) text += " (over " + node.pos.describe() + ")";
+  return SourcePos{text, 0, 0};
 }
 
 std::string closest_match(std::string_view word, const std::vector<std::string>& candidates) {

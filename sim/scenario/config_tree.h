@@ -108,6 +108,14 @@ void set_at_path(ConfigNode& root, std::string_view dotted, ConfigNode value, co
 /// to be a plausible typo (distance <= max(2, |word|/3)); else empty.
 std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
 
+/// Where the values inside `node` came from, for an error about them
+/// together (a cross-parameter check of a map): `node`'s position, led by
+/// the command-line values (no line: --set) set inside it, at most three
+/// ("--set hardware.l2.line_size=7 (over h200.yaml:56:3)"), so the error
+/// names the override rather than only the file it changed. A file's map
+/// over a profile's has the file's position already.
+SourcePos sources_of(const ConfigNode& node);
+
 /// Throws `Exception` with the message "POS: key 'KEY': MESSAGE" (the key
 /// part is left out when `key` is empty).
 template <class Exception = InputError>

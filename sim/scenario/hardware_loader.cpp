@@ -159,7 +159,7 @@ Spec resolve_part(const ConfigNode& hw, const char* part, ConfigNode& resolved) 
   try {
     return Spec::from(v);  // cross-parameter checks (e.g. L2 line vs sector size)
   } catch (const InputError& e) {
-    throw_at(node ? node->pos : hw.pos, key, e.what());
+    throw_at(node ? sources_of(*node) : hw.pos, key, e.what());
   }
 }
 
@@ -174,7 +174,7 @@ ExecutionSpec resolve_execution(const ConfigNode& hw, ConfigNode& resolved) {
   try {
     spec = ExecutionSpec::from(v);
   } catch (const InputError& e) {
-    throw_at(map.pos, "hardware.execution", e.what());
+    throw_at(sources_of(map), "hardware.execution", e.what());
   }
   spec.calibrated = node != nullptr && !node->is_null();
   ConfigNode r = resolved_node(ExecutionSpec::param_specs(), v);

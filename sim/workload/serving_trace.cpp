@@ -97,8 +97,8 @@ void check_catalog_memory(const Plan& p, std::uint64_t blocks_so_far) {
                    " blocks each (input, logits and KV pages) make a catalog of " + std::to_string(blocks) +
                    " blocks, about " + gib_text(static_cast<double>(bytes)) + " in memory, above the limit of " +
                    gib_text(static_cast<double>(o.memory_limit_bytes)) +
-                   "; generate fewer requests or shorter ones, larger KV pages (page_tokens), or raise the limit "
-                   "(--max-memory SIZE)");
+                   "; generate fewer requests or shorter ones, larger KV pages (page_tokens), or " +
+                   raise_memory_limit_advice(o.memory_limit_bytes));
 }
 
 void build_plan(Plan& p) {

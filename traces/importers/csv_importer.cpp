@@ -9,6 +9,7 @@
 
 #include "sim/core/errors.h"
 #include "sim/core/input_file.h"
+#include "traces/block_ids.h"
 #include "traces/byte_stream_buf.h"
 #include "traces/csv_trace_writer.h"
 #include "traces/record_validator.h"
@@ -95,6 +96,7 @@ std::vector<ParamSpec> csv_import_params() {
                    "op cell values meaning write (comma-separated)", -1e300, 1e300, {}});
   specs.push_back({"default_bytes", ParamType::bytes, "0", "bytes of every access when no bytes column (0: required)",
                    0, 1e300, {}});
+  specs.push_back(ids_param_spec());
   specs.push_back({"catalog", ParamType::text, "auto", "block catalog CSV: path, auto (<stem>.catalog.csv) or none",
                    -1e300, 1e300, {}});
   return specs;
@@ -124,6 +126,7 @@ CsvImportOptions csv_import_options(const ParamValues& values) {
   o.op_write = split_list(values.text("op_write"));
   o.default_bytes = values.bytes("default_bytes");
   o.catalog = values.text("catalog");
+  o.ids = id_syntax_from(values.text("ids"));
   return o;
 }
 
@@ -134,7 +137,8 @@ struct CsvTraceSource::State {
   std::string where;
   CsvImportOptions options;
   TraceMeta meta;
-  // Plain or zstd (ByteStreamBuf): the same parser reads both, streamed.
+  // Plain, zstd or gzip, UTF-8 or UTF-16 by its byte-order mark
+  // (ByteStreamBuf): the same parser reads all, streamed.
   std::unique_ptr<ByteStreamBuf> buffer;
   std::istream in{nullptr};
   std::streampos data_start = 0;
@@ -150,6 +154,7 @@ struct CsvTraceSource::State {
   std::string line;
   std::string lowered;
   RecordValidator validator;
+  BlockIdReader ids{IdSyntax::numeric};
 
   [[noreturn]] void fail_cell(int f, const std::string& cell, const std::string& why) const {
     throw InputError(where + ":" + std::to_string(line_no) + ": column " + column_label[f] + " (field " +
@@ -202,7 +207,13 @@ struct CsvTraceSource::State {
           r.time_ns = ns;
           break;
         }
-        case kBlockId: r.block_id = cell_u64(f, cell, std::numeric_limits<std::uint64_t>::max()); break;
+        case kBlockId: {
+          std::string_view id(cell);
+          id.remove_prefix(std::min(id.find_first_not_of(" \t"), id.size()));
+          id.remove_suffix(id.size() - (id.find_last_not_of(" \t") + 1));
+          if (!ids.read(id, r.block_id)) fail_cell(f, cell, ids.why_not(id));
+          break;
+        }
         case kBytes: r.bytes = cell_u64(f, cell, std::numeric_limits<std::uint64_t>::max()); break;
         case kOp: {
           lowered = trace_text::to_lower(cell);
@@ -346,12 +357,13 @@ CsvTraceSource::CsvTraceSource(std::filesystem::path path, CsvImportOptions opti
   s.where = s.path.string();
   require_input_file(s.path);  // a folder named *.csv: "is a directory", not a read error
   s.options = std::move(options);
+  s.ids = BlockIdReader(s.options.ids);
   for (auto* list : {&s.options.op_read, &s.options.op_write}) {
     for (auto& v : *list) v = trace_text::to_lower(v);
   }
-  s.buffer = std::make_unique<ByteStreamBuf>(s.path);
+  s.buffer = std::make_unique<ByteStreamBuf>(s.path, std::size_t{1} << 16, StreamContent::text);
   s.in.rdbuf(s.buffer.get());
-  // A read error or a corrupt zstd stream surfaces as ByteStream's own
+  // A read error or a corrupt zstd or gzip stream surfaces as ByteStream's own
   // InputError (file and offset), not as a silent end of the data.
   s.in.exceptions(std::ios::badbit);
   // The first line with content decides about the header.
@@ -366,8 +378,6 @@ CsvTraceSource::CsvTraceSource(std::filesystem::path path, CsvImportOptions opti
   }
   bool has_header = false;
   if (found) {
-    // A UTF-8 byte-order mark (spreadsheet exports) is not part of the first column's name.
-    if (s.line_no == 1 && s.line.starts_with("\xEF\xBB\xBF")) s.line.erase(0, 3);
     const int n = trace_text::split_csv_line(s.line, s.options.delimiter, s.cells);
     if (n < 0) throw InputError(s.where + ":" + std::to_string(s.line_no) + ": unterminated quote");
     switch (s.options.header) {
@@ -464,6 +474,7 @@ void CsvTraceSource::rewind() {
   s.record_index = 0;
   s.at_end = false;
   s.validator.reset();
+  s.ids.clear();
 }
 
 std::vector<BlockCatalogEntry> read_catalog_csv(const std::filesystem::path& path) {

@@ -1,4 +1,5 @@
-// CSV importer (format "csv"): one access per line, streamed.
+// CSV importer (format "csv"): one access per line, streamed; plain, .zst
+// or .gz, UTF-8 or UTF-16 by its byte-order mark (traces/byte_stream.h).
 //
 // Columns are mapped to AccessRecord fields by header name or by 0-based
 // index. Fields and their options (all text; see docs/traces.md):
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "sim/core/params.h"
+#include "traces/block_ids.h"
 #include "traces/read_position.h"
 #include "traces/trace_source.h"
 
@@ -45,11 +47,13 @@ struct CsvImportOptions {
   /// header name; id and bytes required): a path, "auto" (`<stem>.catalog.csv`
   /// beside the input if it exists) or "none".
   std::string catalog = "auto";
+  /// How the block_id column reads (traces/block_ids.h): numeric, hex, text or hash.
+  IdSyntax ids = IdSyntax::numeric;
 };
 
 /// The csv format's declared parameters: the field mappings above plus
 /// time_unit (ns|us|ms|s), header (auto|yes|no), delimiter, op_read and
-/// op_write (comma-separated values), default_bytes and catalog.
+/// op_write (comma-separated values), default_bytes, ids and catalog.
 std::vector<ParamSpec> csv_import_params();
 /// Options from resolved parameters. Throws InputError on a bad value.
 CsvImportOptions csv_import_options(const ParamValues& values);

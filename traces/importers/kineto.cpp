@@ -3,7 +3,6 @@
 #include "traces/importers/copy_passes.h"
 #include "traces/importers/kineto_program.h"
 
-#include <zlib.h>
 
 #include <algorithm>
 #include <charconv>
@@ -31,47 +30,6 @@ namespace {
 
 using Direction = CopyDirection;
 using MemcpyEvent = CopyEvent;
-
-// A .json or .json.gz file as a stream (zlib reads plain files
-// transparently), so the SAX parser sees the text as it is decompressed:
-// memory is the events kept, not the text, and a gzip bomb that is not
-// JSON fails at its first bad byte instead of filling memory.
-class GzipStreamBuf final : public std::streambuf {
- public:
-  explicit GzipStreamBuf(const std::filesystem::path& path) : path_(path), file_(gzopen(path.c_str(), "rb")) {
-    if (file_ == nullptr) throw InputError(path.string() + ": cannot open for reading");
-    gzbuffer(file_, 1 << 17);
-  }
-  ~GzipStreamBuf() override { gzclose(file_); }
-  GzipStreamBuf(const GzipStreamBuf&) = delete;
-  GzipStreamBuf& operator=(const GzipStreamBuf&) = delete;
-
-  /// Throws InputError naming the file when zlib failed mid-stream.
-  void check() const {
-    if (!error_.empty()) throw InputError(path_.string() + ": cannot decompress: " + error_);
-  }
-
- protected:
-  int_type underflow() override {
-    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
-    if (!error_.empty()) return traits_type::eof();
-    const int n = gzread(file_, buffer_.data(), static_cast<unsigned>(buffer_.size()));
-    if (n < 0) {
-      int code = 0;
-      error_ = gzerror(file_, &code);
-      return traits_type::eof();
-    }
-    if (n == 0) return traits_type::eof();
-    setg(buffer_.data(), buffer_.data(), buffer_.data() + n);
-    return traits_type::to_int_type(*gptr());
-  }
-
- private:
-  std::filesystem::path path_;
-  gzFile file_;
-  std::vector<char> buffer_ = std::vector<char>(1 << 20);
-  std::string error_;
-};
 
 // SAX handler keeping only what gpu_memcpy events need. Depth 1 is the
 // root object, 2 the traceEvents array, 3 an event, 4 its args.
@@ -300,26 +258,14 @@ KinetoTraceSource::KinetoTraceSource(std::filesystem::path path, KinetoImportOpt
   std::vector<KernelSpan> kernels;
   std::vector<KinetoProgramEvent> program_events;
   {
-    // .zst through ByteStream (its errors name the file and the compressed
-    // offset as they happen); anything else through zlib (.json, .json.gz).
-    std::unique_ptr<std::streambuf> buffer;
-    GzipStreamBuf* gzip = nullptr;
-    if (is_zstd_file(path)) {
-      buffer = std::make_unique<ByteStreamBuf>(path);
-    } else {
-      auto g = std::make_unique<GzipStreamBuf>(path);
-      gzip = g.get();
-      buffer = std::move(g);
-    }
-    std::istream text(buffer.get());
+    // Plain, .zst or .gz through ByteStream: streamed, so memory is the events
+    // kept, not the text, and a decompression bomb that is not JSON fails at
+    // its first bad byte; a decompression error is thrown as it happens,
+    // naming the file and the compressed offset.
+    ByteStreamBuf buffer(path, std::size_t{1} << 16, StreamContent::text);
+    std::istream text(&buffer);
     MemcpyCollector collector(where);
-    try {
-      nlohmann::json::sax_parse(text, &collector);
-    } catch (const InputError&) {
-      if (gzip != nullptr) gzip->check();  // a decompression error is the cause of what the parser saw
-      throw;
-    }
-    if (gzip != nullptr) gzip->check();
+    nlohmann::json::sax_parse(text, &collector);
     if (!collector.saw_events()) throw InputError(where + ": no traceEvents array (not a Kineto/chrome trace?)");
     events = std::move(collector.events());
     kernels = std::move(collector.kernels());

@@ -1,0 +1,67 @@
+// Advice that works (issue 30): a results folder or its JSON given where a
+// scenario goes is named as what it is, with commands that read it; an
+// override's error names the override, also when a check of its whole
+// section fails or when it left list elements empty.
+#include <gtest/gtest.h>
+
+#include "tests/app/app_test_util.h"
+#include "tests/support/temp_dir.h"
+
+namespace flashsim {
+namespace {
+
+TEST(AdviceCli, ResultsGivenAsAScenarioAreNamedWithCommandsThatWork) {
+  test::TempDir dir;
+  test::write_file(dir / "t.csv", test::cyclic_csv(8, 4, 4096));
+  auto o = test::run_flashsim(dir.path(), "run --trace t.csv --policies lru --capacity 50% --out r --no-progress");
+  ASSERT_EQ(o.code, 0) << o.err;
+  o = test::run_flashsim(dir.path(), "run r/summary.json");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("'r/summary.json' is the summary a `flashsim run` wrote (results folder r), not a scenario"),
+            std::string::npos)
+      << o.err;
+  EXPECT_EQ(o.err.find("--trace r/summary.json"), std::string::npos) << o.err;  // the old advice that failed
+  // The commands it names work on it.
+  EXPECT_EQ(test::run_flashsim(dir.path(), "report r/summary.json --no-plots --no-bound --out p.html").code, 0);
+  EXPECT_EQ(test::run_flashsim(dir.path(), "results export r --format csv --out x").code, 0);
+  o = test::run_flashsim(dir.path(), "run r");
+  EXPECT_NE(o.err.find("'r' is a results folder of `flashsim run`, not a scenario folder"), std::string::npos) << o.err;
+  o = test::run_flashsim(dir.path(), "run r/sweep.json");
+  EXPECT_NE(o.err.find("'r/sweep.json' is the sweep record of a results folder (r)"), std::string::npos) << o.err;
+  o = test::run_flashsim(dir.path(), "run ''");
+  EXPECT_NE(o.err.find("error: an empty scenario path ('')"), std::string::npos) << o.err;
+}
+
+TEST(AdviceCli, ASectionCheckNamesTheOverrideThatBrokeIt) {
+  test::TempDir dir;
+  auto o = test::run_flashsim(dir.path(), "run --set hardware.l2.line_size=7 --print-scenario");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("error: --set hardware.l2.line_size=7 (over "), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("h200.yaml:"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("line_size (7 B) must be a multiple of sector_size"), std::string::npos) << o.err;
+}
+
+TEST(AdviceCli, ListElementsAnOverrideLeftEmptyNameIt) {
+  test::TempDir dir;
+  test::write_file(dir / "s.yaml", "name: s\nworkload: {trace: builtin:llama-2048x22}\ncache: {capacity: 50%}\n");
+  auto o = test::run_flashsim(dir.path(), "run s.yaml --set policies.2=lru --print-scenario");
+  EXPECT_NE(o.err.find("error: --set policies.2=lru: key 'policies.0'"), std::string::npos) << o.err;
+  test::write_file(dir / "w.yaml", "name: w\nworkload: {trace: builtin:llama-2048x22}\ncache: {capacity: 50%}\n"
+                                   "sweep:\n  policies.1: [lru, arc]\n");
+  o = test::run_flashsim(dir.path(), "run w.yaml --print-scenario");
+  EXPECT_NE(o.err.find("error: w.yaml:5:3: key 'policies.0'"), std::string::npos) << o.err;
+}
+
+TEST(AdviceCli, ATraceWhoseFileNameIsNotUtf8RunsAndItsResultsAreUtf8) {
+  test::TempDir dir;
+  test::write_file(dir / "t\xFF.csv", test::cyclic_csv(8, 4, 4096));
+  // Before: the name was refused as YAML text the user never wrote, and the
+  // point written with U+FFFD in its JSON never counted as finished.
+  const auto o = test::run_flashsim(dir.path(), "run --trace \"$(printf 't\\377.csv')\" --policies lru --capacity 50% --out r --no-progress");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::string summary = test::read_file(dir / "r/summary.json");
+  EXPECT_NE(summary.find("\"scenario\": \"t\xEF\xBF\xBD\""), std::string::npos) << summary.substr(0, 300);
+}
+
+}  // namespace
+}  // namespace flashsim

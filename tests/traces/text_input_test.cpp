@@ -1,0 +1,275 @@
+// Real-world text inputs (issue 30): gzip-compressed csv/txt/kineto through
+// ByteStream (multi-member, truncated, corrupt and trailing-data files named
+// in the error), UTF-16 exports by their byte-order mark, and the `ids`
+// option (numeric, hex, text, hash) of csv and txt. Fixtures are written
+// here with zlib; nothing binary is committed.
+#include <zlib.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/core/errors.h"
+#include "sim/core/utf8.h"
+#include "tests/support/temp_dir.h"
+#include "tests/traces/trace_test_util.h"
+#include "traces/block_ids.h"
+#include "traces/byte_stream.h"
+#include "traces/hdf5_trace.h"
+#include "traces/trace_formats.h"
+
+namespace flashsim {
+namespace {
+
+using test::TempDir;
+
+// `text` as one gzip member (RFC 1952), as gzip(1) writes it.
+std::string gzip_member(const std::string& text) {
+  z_stream z{};
+  EXPECT_EQ(deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  std::string out(deflateBound(&z, static_cast<uLong>(text.size())) + 32, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+// 20,000 accesses: time 10·i, block (i·7919) mod 1009, bytes 100 + block.
+std::string csv_text() {
+  std::string text = "time_ns,block_id,bytes\n";
+  for (int i = 0; i < 20'000; ++i) {
+    const int block = (i * 7919) % 1009;
+    text += std::to_string(10LL * i) + "," + std::to_string(block) + "," + std::to_string(100 + block) + "\n";
+  }
+  return text;
+}
+
+TEST(GzipInput, CsvGzInOneOrThreeMembersGivesThePlainFilesRecords) {
+  TempDir dir;
+  const std::string text = csv_text();
+  test::write_text_file(dir / "t.csv", text);
+  test::write_text_file(dir / "t.csv.gz", gzip_member(text));
+  const std::size_t third = text.size() / 3;
+  test::write_text_file(dir / "m.csv.gz", gzip_member(text.substr(0, third)) +
+                                              gzip_member(text.substr(third, third)) +
+                                              gzip_member(text.substr(2 * third)));
+  EXPECT_EQ(detect_trace_format(dir / "t.csv.gz"), "csv");
+  EXPECT_EQ(compression_of(dir / "t.csv.gz"), Compression::gzip);
+  const auto expected = test::read_all(*open_trace(dir / "t.csv"));
+  ASSERT_EQ(expected.size(), 20'000u);
+  EXPECT_EQ(expected[12'345].block_id, 12'345u * 7919u % 1009u);
+  for (const char* name : {"t.csv.gz", "m.csv.gz"}) {
+    auto packed = open_trace(dir / name);
+    test::expect_same_records(expected, test::read_all(*packed, 777));
+    test::expect_same_records(expected, test::read_all(*packed, 4096));  // rewound: decompressed again
+  }
+}
+
+TEST(GzipInput, ByteStreamReadsAGzipMemberThatDecompressesToNothing) {
+  TempDir dir;
+  test::write_text_file(dir / "e.txt.gz", gzip_member("") + gzip_member("7\n8\n"));
+  ByteStream s(dir / "e.txt.gz", 64);
+  std::string line;
+  ASSERT_TRUE(s.read_line(line));
+  EXPECT_EQ(line, "7");
+  ASSERT_TRUE(s.read_line(line));
+  EXPECT_EQ(line, "8");
+  EXPECT_FALSE(s.read_line(line));
+  EXPECT_TRUE(s.compressed());
+  EXPECT_EQ(s.position(), 4u);
+}
+
+TEST(GzipInput, TruncatedCorruptOrTrailingBytesAreNamed) {
+  TempDir dir;
+  const std::string member = gzip_member(csv_text());
+  test::write_text_file(dir / "cut.csv.gz", member.substr(0, member.size() / 2));
+  EXPECT_INPUT_ERROR(test::read_all(*open_trace(dir / "cut.csv.gz")), "cut.csv.gz: truncated gzip stream",
+                     "inside member 1");
+  std::string corrupt = member;
+  corrupt[corrupt.size() / 2] = static_cast<char>(corrupt[corrupt.size() / 2] ^ 0x55);
+  corrupt[corrupt.size() / 2 + 1] = static_cast<char>(corrupt[corrupt.size() / 2 + 1] ^ 0x55);
+  test::write_text_file(dir / "bad.csv.gz", corrupt);
+  EXPECT_INPUT_ERROR(test::read_all(*open_trace(dir / "bad.csv.gz")), "bad.csv.gz: corrupt gzip stream at compressed byte");
+  test::write_text_file(dir / "tail.csv.gz", member + "garbage after the data\n");
+  EXPECT_INPUT_ERROR(test::read_all(*open_trace(dir / "tail.csv.gz")),
+                     "tail.csv.gz: bytes after the gzip data at compressed byte " + std::to_string(member.size()),
+                     "not another gzip member");
+}
+
+TEST(GzipInput, TxtGzAndAPlainFileNamedGzRead) {
+  TempDir dir;
+  test::write_text_file(dir / "ids.txt.gz", gzip_member("5\n0x10\n5\n"));
+  auto r = test::read_all(*open_trace(dir / "ids.txt.gz"));
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[1].block_id, 16u);
+  // A .gz name over plain bytes reads as it is (as zlib's gzread did for .json.gz).
+  test::write_text_file(dir / "plain.txt.gz", "9\n");
+  EXPECT_EQ(compression_of(dir / "plain.txt.gz"), Compression::none);
+  r = test::read_all(*open_trace(dir / "plain.txt.gz"));
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].block_id, 9u);
+}
+
+TEST(GzipInput, AFormatThatCannotDecompressNamesGzipAndTheWayOut) {
+  TempDir dir;
+  test::write_text_file(dir / "c.raw", gzip_member("x"));
+  EXPECT_INPUT_ERROR(open_trace(dir / "c.raw", "cupti"), "gzip-compressed", "gzip -dk");
+}
+
+// UTF-16 text with its byte-order mark: `ascii` widened, plus `extra` code units.
+std::string utf16(const std::string& ascii, bool little_endian, const std::vector<std::uint16_t>& extra = {}) {
+  std::string out = little_endian ? std::string("\xFF\xFE", 2) : std::string("\xFE\xFF", 2);
+  const auto put = [&](std::uint16_t u) {
+    const char lo = static_cast<char>(u & 0xFF), hi = static_cast<char>(u >> 8);
+    out += little_endian ? std::string{lo, hi} : std::string{hi, lo};
+  };
+  for (const std::uint16_t u : extra) put(u);
+  for (const char c : ascii) put(static_cast<unsigned char>(c));
+  return out;
+}
+
+TEST(Utf16Input, CsvExportsInBothByteOrdersReadAsUtf8) {
+  TempDir dir;
+  const std::string text = "time_ns,block_id,bytes\r\n100,1,8\r\n200,2,16\r\n";
+  for (const bool le : {true, false}) {
+    const auto path = dir / (le ? "le.csv" : "be.csv");
+    test::write_text_file(path, utf16(text, le));
+    auto source = open_trace(path);
+    for (int pass = 0; pass < 2; ++pass) {
+      const auto r = test::read_all(*source);
+      ASSERT_EQ(r.size(), 2u) << path;
+      EXPECT_EQ(r[0].time_ns, 100);  // the header was found: the time column is used
+      EXPECT_EQ(r[1].block_id, 2u);
+      EXPECT_EQ(r[1].bytes, 16u);
+    }
+  }
+  // Gzip over UTF-16: both layers.
+  test::write_text_file(dir / "le.csv.gz", gzip_member(utf16(text, true)));
+  EXPECT_EQ(test::read_all(*open_trace(dir / "le.csv.gz")).size(), 2u);
+}
+
+TEST(Utf16Input, SurrogatePairsBecomeOneCodePointAndLoneOnesAreRefused) {
+  TempDir dir;
+  // U+1F600 is D83D DE00; U+00E9 é is one unit: UTF-8 F0 9F 98 80 and C3 A9.
+  test::write_text_file(dir / "pair.txt", utf16("\n", true, {0xD83D, 0xDE00, 0x00E9}));
+  ByteStream s(dir / "pair.txt", 64, StreamContent::text);
+  std::string line;
+  ASSERT_TRUE(s.read_line(line));
+  EXPECT_EQ(line, "\xF0\x9F\x98\x80\xC3\xA9");
+  EXPECT_EQ(s.text_encoding(), TextEncoding::utf16le);
+  test::write_text_file(dir / "lone.txt", utf16("\n", false, {0x0041, 0xDE00}));
+  ByteStream lone(dir / "lone.txt", 64, StreamContent::text);
+  EXPECT_INPUT_ERROR(lone.read_line(line), "lone.txt: not valid UTF-16", "at byte 4", "a low surrogate without a high one");
+  std::string odd = utf16("5\n", true);
+  odd += 'x';
+  test::write_text_file(dir / "odd.txt", odd);
+  EXPECT_INPUT_ERROR(test::read_all(*open_trace(dir / "odd.txt")), "odd.txt: not valid UTF-16",
+                     "ends inside a 2-byte code unit");
+  // Read as bytes (a binary format), the mark is data.
+  ByteStream raw(dir / "pair.txt", 64);
+  char first[2] = {};
+  ASSERT_EQ(raw.read(first, 2), 2u);
+  EXPECT_EQ(static_cast<unsigned char>(first[0]), 0xFFu);
+}
+
+TEST(BlockIds, CsvIdsOfEachSyntax) {
+  TempDir dir;
+  test::write_text_file(dir / "hex.csv", "key,bytes\n7fa3c0,8\n0x10,8\nFFFFFFFFFFFFFFFF,8\n");
+  auto r = test::read_all(*open_trace(dir / "hex.csv", "", {{"ids", "hex"}}));
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0].block_id, 0x7fa3c0u);
+  EXPECT_EQ(r[1].block_id, 16u);
+  EXPECT_EQ(r[2].block_id, ~std::uint64_t{0});
+  // By default the hex id is refused, with the option that reads it.
+  EXPECT_INPUT_ERROR(test::read_all(*open_trace(dir / "hex.csv")), "hex.csv:2: column 'key' (field block_id)",
+                     "'7fa3c0' is not an unsigned integer id", "-o ids=hex reads it as hexadecimal");
+
+  test::write_text_file(dir / "keys.csv", "key,bytes\nuser:42,8\n\"a,b\",8\n user:42 ,8\n,8\n");
+  auto keys = open_trace(dir / "keys.csv", "", {{"ids", "text"}});
+  EXPECT_INPUT_ERROR(test::read_all(*keys), "keys.csv:5", "is empty");
+  test::write_text_file(dir / "keys.csv", "key,bytes\nuser:42,8\n\"a,b\",8\n user:42 ,8\n");
+  keys = open_trace(dir / "keys.csv", "", {{"ids", "text"}});
+  for (int pass = 0; pass < 2; ++pass) {  // numbered alike on every pass
+    r = test::read_all(*keys);
+    ASSERT_EQ(r.size(), 3u);
+    EXPECT_EQ(r[0].block_id, 1u);
+    EXPECT_EQ(r[1].block_id, 2u);
+    EXPECT_EQ(r[2].block_id, 1u);  // blanks around the key are not part of it
+  }
+  EXPECT_INPUT_ERROR(test::read_all(*open_trace(dir / "keys.csv")), "'user:42' is not an unsigned integer id",
+                     "-o ids=text (exact numbering) or -o ids=hash");
+  EXPECT_INPUT_ERROR(open_trace(dir / "keys.csv", "", {{"ids", "key"}}), "ids", "key");
+}
+
+#if FLASHSIM_HAVE_XXHASH
+TEST(BlockIds, HashIsXxh64OfTheTextWithSeedZero) {
+  TempDir dir;
+  // Test vectors of the xxHash specification's reference implementation:
+  // XXH64("", 0) = 0xEF46DB3751D8E999, XXH64("abc", 0) = 0x44BC2CF5AD770999.
+  test::write_text_file(dir / "h.csv", "key,bytes\nabc,8\n\"\",8\nabc,8\n");
+  auto source = open_trace(dir / "h.csv", "", {{"ids", "hash"}});
+  EXPECT_INPUT_ERROR(test::read_all(*source), "h.csv:3", "is empty");  // an empty key is a cut row, even hashed
+  test::write_text_file(dir / "h.txt", "abc\n");
+  const auto r = test::read_all(*open_trace(dir / "h.txt", "", {{"ids", "hash"}}));
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].block_id, 0x44BC2CF5AD770999ull);
+  BlockIdReader reader(IdSyntax::hash);
+  std::uint64_t id = 0;
+  ASSERT_TRUE(reader.read("", id));
+  EXPECT_EQ(id, 0xEF46DB3751D8E999ull);
+}
+#endif
+
+TEST(BlockIds, TxtHexIdsAndTheirRefusal) {
+  TempDir dir;
+  test::write_text_file(dir / "a.txt", "deadbeef\n");
+  EXPECT_INPUT_ERROR(test::read_all(*open_trace(dir / "a.txt")), "a.txt: line 1 (record 0)",
+                     "'deadbeef' is not an unsigned integer id", "-o ids=hex");
+  const auto r = test::read_all(*open_trace(dir / "a.txt", "", {{"ids", "hex"}}));
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].block_id, 0xdeadbeefu);
+  test::write_text_file(dir / "long.txt", "0x1234567890abcdef0\n");
+  EXPECT_INPUT_ERROR(test::read_all(*open_trace(dir / "long.txt", "", {{"ids", "hex"}})),
+                     "is not a hexadecimal id (1 to 16 digits");
+}
+
+}  // namespace
+}  // namespace flashsim
+
+namespace flashsim {
+namespace {
+
+TEST(Utf8Repair, BadBytesBecomeTheReplacementCharacterAndValidTextStays) {
+  EXPECT_EQ(to_valid_utf8("plain é \xF0\x9F\x98\x80"), "plain é \xF0\x9F\x98\x80");
+  EXPECT_EQ(to_valid_utf8("a\xFF" "b"), "a\xEF\xBF\xBD" "b");
+  // A cut 3-byte sequence: each byte that starts no sequence is replaced.
+  EXPECT_EQ(to_valid_utf8("\xE2\x82x"), "\xEF\xBF\xBD\xEF\xBF\xBDx");
+  EXPECT_EQ(to_valid_utf8("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate, encoded
+  EXPECT_TRUE(valid_utf8(to_valid_utf8("\xC0\xAF\x80\xFE")));
+}
+
+TEST(Utf8Repair, StringsWrittenToHdf5AreValidUtf8) {
+  TempDir dir;
+  const auto csv = dir / "bad\xFF.csv";
+  test::write_text_file(csv, "time_ns,block_id,bytes\n1,1,8\n2,2,8\n");
+  test::write_text_file(dir / "bad\xFF.catalog.csv", "id,name,bytes\n1,w\xFFx,8\n2,ok,8\n");
+  auto source = open_trace(csv);
+  ASSERT_EQ(source->meta().catalog.size(), 2u);
+  EXPECT_EQ(source->meta().catalog[0].name, "w\xFFx");  // read as it is
+  {
+    auto sink = create_trace_sink(dir / "out.h5", source->meta());
+    copy_trace(*source, *sink);
+  }
+  Hdf5TraceSource back(dir / "out.h5");
+  EXPECT_EQ(back.meta().catalog[0].name, "w\xEF\xBF\xBDx");
+  EXPECT_EQ(back.meta().catalog[1].name, "ok");
+  EXPECT_TRUE(valid_utf8(back.meta().source)) << back.meta().source;
+  EXPECT_NE(back.meta().source.find("bad\xEF\xBF\xBD.csv"), std::string::npos) << back.meta().source;
+}
+
+}  // namespace
+}  // namespace flashsim
