@@ -1,4 +1,4 @@
-// flashsim run [SCENARIO...] [--out DIR] [--jobs N] [--set KEY=VALUE ...] [--shard K/N] [--force]
+// flashsim run [SCENARIO...] [--out DIR] [--jobs N] [--set KEY=VALUE ...] [--shard K/N] [--force|--resume]
 //   or  flashsim run --trace FILE --policies lru,arc --capacity 10%[,50%] (a scenario from the flags)
 #include <signal.h>
 #include <unistd.h>
@@ -88,15 +88,22 @@ ScenarioResults sweep_header(const ScenarioDocument& document, const std::vector
   return header;
 }
 
-// The replace rule (docs/scenarios.md, "Results"): results of another
-// resolved scenario are never replaced silently; --force replaces them.
-void check_previous_results(const std::filesystem::path& dir, const SweepManifest& manifest, bool force) {
+// What a run does with results already in its folder (docs/scenarios.md,
+// "Results"): by default it reuses the finished points of the same scenario
+// and refuses another scenario's; --resume replaces another scenario's
+// results reusing the points both share; --force runs every point again.
+enum class Rerun { keep, resume, force };
+
+// The replace rule: results of another resolved scenario are never
+// replaced silently.
+void check_previous_results(const std::filesystem::path& dir, const SweepManifest& manifest, Rerun rerun) {
+  const bool replace = rerun != Rerun::keep;
   std::optional<PreviousResults> previous;
   try {
     previous = previous_results(dir);
   } catch (const InputError&) {
-    if (!force) throw;
-    previous = PreviousResults{};  // unreadable: --force replaces it
+    if (!replace) throw;
+    previous = PreviousResults{};  // unreadable: --force or --resume replaces it
   }
   if (!previous) return;
   std::string difference = scenario_difference(*previous, manifest);
@@ -108,12 +115,14 @@ void check_previous_results(const std::filesystem::path& dir, const SweepManifes
     return;
   }
   if (previous->from.empty()) difference = "unreadable results";
-  if (!force) {
+  if (!replace) {
     throw InputError("results folder '" + dir.string() + "' holds the results of another scenario (" +
                      (previous->from.empty() ? std::string() : previous->from.filename().string() + " ") + difference +
-                     "): pass --force to replace them, or --out another folder");
+                     "): pass --force to replace them (every point runs again), --resume to replace them reusing "
+                     "the points both scenarios share, or --out another folder");
   }
-  std::cerr << "flashsim run: --force: replacing the results in '" << dir.string() << "' (" << difference << ")\n";
+  std::cerr << "flashsim run: " << (rerun == Rerun::force ? "--force" : "--resume") << ": replacing the results in '"
+            << dir.string() << "' (" << difference << ")\n";
   for (const char* name : {"summary.json", "results.h5"}) {
     std::error_code ec;
     std::filesystem::remove(dir / name, ec);
@@ -122,7 +131,7 @@ void check_previous_results(const std::filesystem::path& dir, const SweepManifes
 }
 
 struct SweepOptions {
-  bool force = false;
+  Rerun rerun = Rerun::keep;
   std::optional<std::pair<std::size_t, std::size_t>> shard;  ///< K of N
 };
 
@@ -140,7 +149,7 @@ void run_document(const ScenarioDocument& document, std::vector<Scenario> resolv
   if (!removed.empty()) std::cerr << "flashsim: " << removed << "\n";
   const ScenarioResults header = sweep_header(document, resolved);
   const SweepManifest manifest = SweepManifest::of(header);
-  check_previous_results(dir, manifest, sweep.force);
+  check_previous_results(dir, manifest, sweep.rerun);
   // sweep.json goes in with the first point (or the merge): a run refused
   // by a check before any point leaves the folder as it was.
   bool manifest_written = false;
@@ -157,13 +166,25 @@ void run_document(const ScenarioDocument& document, std::vector<Scenario> resolv
     for (std::size_t p = 0; p < total; ++p) mine.push_back(p);
   }
   RunnerOptions run_options = options;
-  std::size_t skipped = 0;
+  std::size_t skipped = 0, removed_points = 0;
   for (const std::size_t p : mine) {
-    if (point_finished(dir, manifest.points[p], manifest.tool_version)) {
+    if (sweep.rerun == Rerun::force) {  // this run's points only: other shards' stay
+      for (const auto& file : {point_json_path(dir, manifest.points[p]), point_h5_path(dir, manifest.points[p])}) {
+        std::error_code ec;
+        const bool gone = std::filesystem::remove(file, ec);
+        if (ec) throw Error("cannot remove '" + file.string() + "': " + ec.message());
+        if (gone && file.extension() == ".json") ++removed_points;  // one per point
+      }
+      run_options.points.push_back(p);
+    } else if (point_finished(dir, manifest.points[p], manifest.tool_version)) {
       ++skipped;
     } else {
       run_options.points.push_back(p);
     }
+  }
+  if (removed_points > 0) {
+    std::cerr << "flashsim run: --force: running " << removed_points << " finished point"
+              << (removed_points == 1 ? "" : "s") << " again (in " << points_dir(dir).string() << ")\n";
   }
   if (skipped > 0) {
     std::cerr << "flashsim run: skipping " << skipped << " finished point" << (skipped == 1 ? "" : "s") << " of "
@@ -225,7 +246,7 @@ int run_command(int argc, char** argv) {
   std::string out;
   long long jobs = 0;
   std::vector<std::string> sets;
-  bool print_scenario = false, no_progress = false, force = false;
+  bool print_scenario = false, no_progress = false, force = false, resume = false;
   std::string shard;
   std::string max_memory;
   std::uint64_t max_points = kDefaultMaxSweepPoints;
@@ -253,8 +274,11 @@ int run_command(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--hardware", quick.hardware, "with --trace --engine event: hardware profile")->capture_default_str();
   app.add_flag("--force", force,
-               "replace the results in the results folder even when they are of another scenario (by default "
-               "such a run is refused, naming the keys that differ)");
+               "replace the results in the results folder, running every point again, also when they are of "
+               "another scenario (by default such a run is refused, naming the keys that differ)");
+  app.add_flag("--resume", resume,
+               "replace another scenario's results in the results folder, reusing the finished points both "
+               "scenarios share (the same scenario's finished points are always reused unless --force)");
   app.add_option("--shard", shard,
                  "K/N: run only shard K (from 0) of N: the sweep points p with p mod N = K, each written to "
                  "OUT/points/; then `flashsim sweep merge OUT` (flashsim sweep plan writes the N commands)");
@@ -265,8 +289,9 @@ int run_command(int argc, char** argv) {
   if (app.count("--out") > 0 && out.empty()) throw InputError("--out: an empty path (leave --out out for the default)");
   if (jobs < 0 || jobs > 4096) throw InputError("--jobs " + std::to_string(jobs) + ": expected 0 (one per core) to 4096");
 
+  if (force && resume) throw InputError("--force and --resume: choose one (--force runs every point again)");
   SweepOptions sweep;
-  sweep.force = force;
+  sweep.rerun = force ? Rerun::force : resume ? Rerun::resume : Rerun::keep;
   if (app.count("--shard") > 0) sweep.shard = parse_shard("--shard", shard);
   std::vector<Override> overrides;
   for (const auto& s : sets) overrides.push_back(parse_override(s));

@@ -182,7 +182,8 @@ TEST_F(SweepCli, AnotherScenarioIsNeverSilentlyReplaced) {
   auto o = test::run_flashsim(dir_.path(), run_cmd() + " --out plain --set policies.0.impl=arc --no-progress");
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.err.find("results folder 'plain' holds the results of another scenario (sweep.json differs in: "
-                       "policies.0.impl: lru -> arc): pass --force to replace them"),
+                       "policies.0.impl: lru -> arc): pass --force to replace them (every point runs again), "
+                       "--resume to replace them reusing the points both scenarios share"),
             std::string::npos)
       << o.err;
   EXPECT_EQ(test::read_file(dir_ / "plain/summary.json"), before);
@@ -194,13 +195,26 @@ TEST_F(SweepCli, AnotherScenarioIsNeverSilentlyReplaced) {
       << o.err;
   EXPECT_EQ(simulated_json(dir_ / "plain")["runs"][0]["policy"], "arc");
 
-  // Back to the first scenario: refused again; forced, it reuses its old points.
+  // Back to the first scenario: refused again; --resume reuses its old
+  // points, --force runs them all again (issue 28: --force used to resume).
   o = test::run_flashsim(dir_.path(), run_cmd() + " --out plain --set cache.capacity=20% --no-progress");
   EXPECT_EQ(o.code, 2);
-  o = test::run_flashsim(dir_.path(), run_cmd() + " --out plain --force --no-progress");
+  o = test::run_flashsim(dir_.path(), run_cmd() + " --out plain --resume --no-progress");
   ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.err.find("--resume: replacing the results in 'plain'"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("skipping 4 finished points of 4"), std::string::npos) << o.err;
   EXPECT_EQ(test::read_file(dir_ / "plain/summary.json").find("\"arc\""), std::string::npos);
+  const auto reused = test::dump_h5((dir_ / "plain/results.h5").string(), "/host");
+  const auto reused_json = simulated_json(dir_ / "plain");
+  o = test::run_flashsim(dir_.path(), run_cmd() + " --out plain --force --no-progress");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.err.find("skipping"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("--force: running 4 finished points again"), std::string::npos) << o.err;
+  EXPECT_EQ(test::dump_h5((dir_ / "plain/results.h5").string(), "/host"), reused);  // recomputed, the same
+  EXPECT_EQ(simulated_json(dir_ / "plain"), reused_json);
+  o = test::run_flashsim(dir_.path(), run_cmd() + " --out plain --force --resume");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("--force and --resume: choose one"), std::string::npos) << o.err;
 
   // A folder of an earlier flashsim (results.h5, no sweep.json): judged by its /scenario.
   fs::remove(dir_ / "plain/sweep.json");

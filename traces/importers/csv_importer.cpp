@@ -539,7 +539,10 @@ std::vector<BlockCatalogEntry> read_catalog_csv(const std::filesystem::path& pat
 namespace {
 
 FLASHSIM_REGISTER_TRACE_FORMAT((TraceFormatRegistry::Entry{
-    "csv", "CSV text, one access per line; columns mapped by header name or 0-based index", csv_import_params(),
+    "csv",
+    "CSV text, one access per line; columns mapped by header name or 0-based index; .zst or .gz, UTF-8 or UTF-16 "
+    "by BOM",
+    csv_import_params(),
     [](const ParamValues& p, const TraceOpenContext& c) -> std::unique_ptr<ITraceSource> {
       return std::make_unique<CsvTraceSource>(c.path, csv_import_options(p));
     }}));

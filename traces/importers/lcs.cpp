@@ -116,7 +116,7 @@ class LcsTraceSource final : public FixedRecordTraceSource {
 FLASHSIM_REGISTER_TRACE_FORMAT((TraceFormatRegistry::Entry{
     "lcs",
     "libCacheSim's lcs binary, versions 1-8 (8 KiB header, then 24-100 byte records with next-access vtime); "
-    ".zst too",
+    ".zst or .gz too",
     {{"skip_zero_size", ParamType::integer, "0",
       "1: drop requests of size 0, as libCacheSim does (next use is then not kept)", 0, 1, {}}},
     [](const ParamValues& p, const TraceOpenContext& c) -> std::unique_ptr<ITraceSource> {

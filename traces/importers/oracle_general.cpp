@@ -26,7 +26,7 @@ bool OracleGeneralTraceSource::decode(const unsigned char* p, std::uint64_t inde
 namespace {
 
 FLASHSIM_REGISTER_TRACE_FORMAT((TraceFormatRegistry::Entry{
-    "oraclegeneral", "libCacheSim oracleGeneral binary (24-byte records with next-access vtime; .zst too)", {},
+    "oraclegeneral", "libCacheSim oracleGeneral binary (24-byte records with next-access vtime; .zst or .gz too)", {},
     [](const ParamValues&, const TraceOpenContext& c) -> std::unique_ptr<ITraceSource> {
       return std::make_unique<OracleGeneralTraceSource>(c.path);
     }}));

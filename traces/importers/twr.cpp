@@ -49,7 +49,7 @@ class TwrTraceSource final : public FixedRecordTraceSource {
 FLASHSIM_REGISTER_TRACE_FORMAT((TraceFormatRegistry::Entry{
     "twr",
     "Twitter cache trace, libCacheSim's binary twr layout (20-byte records: time, id, key/value size, op/ttl); "
-    ".zst too",
+    ".zst or .gz too",
     {{"skip_zero_size", ParamType::integer, "0", "1: drop get/gets of value size 0, as libCacheSim does", 0, 1, {}}},
     [](const ParamValues& p, const TraceOpenContext& c) -> std::unique_ptr<ITraceSource> {
       return std::make_unique<TwrTraceSource>(c.path, p.integer("skip_zero_size") != 0);

@@ -91,7 +91,7 @@ class VscsiTraceSource final : public FixedRecordTraceSource {
 
 FLASHSIM_REGISTER_TRACE_FORMAT((TraceFormatRegistry::Entry{
     "vscsi",
-    "VMware vscsi block trace, versions 1 (32-byte) and 2 (40-byte records), as libCacheSim reads it; .zst too",
+    "VMware vscsi block trace, versions 1 (32-byte) and 2 (40-byte records), as libCacheSim reads it; .zst or .gz too",
     {{"skip_zero_size", ParamType::integer, "0", "1: drop records of len 0 (otherwise an error)", 0, 1, {}}},
     [](const ParamValues& p, const TraceOpenContext& c) -> std::unique_ptr<ITraceSource> {
       return std::make_unique<VscsiTraceSource>(c.path, p.integer("skip_zero_size") != 0);
