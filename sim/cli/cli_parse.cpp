@@ -8,8 +8,25 @@
 namespace flashsim::cli {
 namespace {
 
+// CLI11 2.1 reads "-1" into an unsigned option as 2^64-1 (a count, a run
+// number, a cap of "no limit"); every unsigned option of every command is
+// refused a negative value here, once.
+void refuse_negative_counts(CLI::App& app) {
+  for (CLI::Option* option : app.get_options()) {
+    if (option->get_type_name() != "UINT") continue;
+    option->check(CLI::Validator(
+        [](std::string& text) -> std::string {
+          const auto first = text.find_first_not_of(" \t");
+          return first != std::string::npos && text[first] == '-' ? "expects a whole number >= 0, not " + text : "";
+        },
+        "", "non-negative"));
+  }
+  for (CLI::App* sub : app.get_subcommands({})) refuse_negative_counts(*sub);
+}
+
 template <class Parse>
 bool parse_with(CLI::App& app, Parse&& parse) {
+  refuse_negative_counts(app);
   try {
     parse();
     return true;

@@ -309,6 +309,10 @@ int run_command(int argc, char** argv) {
   // Every file is parsed before anything runs: a typo in the last one costs no simulation.
   std::vector<ScenarioDocument> documents;
   if (quick_form) {
+    if (app.count("--hardware") > 0 && quick.engine == "cache_only") {  // was ignored, whatever it named
+      throw InputError("--hardware " + quick.hardware + ": --engine cache_only has no hardware (hit ratios only); "
+                       "add --engine event to time the run on a hardware profile");
+    }
     quick.policies = split_list(quick_policies, "--policies");
     quick.capacities = split_list(quick_capacities, "--capacity");
     documents.push_back(ScenarioDocument::from_text(quick_scenario_yaml(quick), "the scenario of --trace",

@@ -65,3 +65,33 @@ TEST(AdviceCli, ATraceWhoseFileNameIsNotUtf8RunsAndItsResultsAreUtf8) {
 
 }  // namespace
 }  // namespace flashsim
+
+namespace flashsim {
+namespace {
+
+TEST(AdviceCli, ANegativeValueOfAnUnsignedOptionIsRefusedNotWrapped) {
+  test::TempDir dir;
+  // Before: --run -1 said "no run 18446744073709551615", --max-points -1
+  // meant no limit, --shards -1 printed 2^64-1.
+  for (const char* args : {"timeline r --run -1 --out t.json", "timeline r --max-events -1 --out t.json",
+                           "run --max-points -1 --print-scenario", "sweep plan s.yaml --emit parallel --shards -1"}) {
+    const auto o = test::run_flashsim(dir.path(), args);
+    EXPECT_EQ(o.code, 2) << args;
+    EXPECT_NE(o.err.find("expects a whole number >= 0, not -1"), std::string::npos) << args << ": " << o.err;
+    EXPECT_EQ(o.err.find("18446744073709551615"), std::string::npos) << o.err;
+  }
+}
+
+TEST(AdviceCli, TheQuickFormRefusesAHardwareProfileItWouldIgnore) {
+  test::TempDir dir;
+  test::write_file(dir / "t.csv", test::cyclic_csv(8, 4, 4096));
+  auto o = test::run_flashsim(dir.path(), "run --trace t.csv --policies lru --capacity 50% --hardware nope");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("--hardware nope: --engine cache_only has no hardware"), std::string::npos) << o.err;
+  o = test::run_flashsim(dir.path(), "run --trace t.csv --policies lru --capacity 50% --engine event --hardware nope");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("hardware profile 'nope' not found"), std::string::npos) << o.err;
+}
+
+}  // namespace
+}  // namespace flashsim
