@@ -1,5 +1,6 @@
 #include "sim/results/results_compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -9,6 +10,7 @@
 #include "sim/results/metric_schema.h"
 #include "sim/results/summary_json.h"
 #include "sim/results/results_table.h"
+#include "sim/results/sweep_store.h"
 
 namespace flashsim {
 namespace {
@@ -53,6 +55,15 @@ ComparedResults ComparedResults::read(const std::filesystem::path& path) {
   ComparedResults out;
   out.file = file;
   if (j.contains("scenario") && j["scenario"].is_string()) out.scenario = j["scenario"].get<std::string>();
+  // The points' resolved scenarios, to match runs whose labels differ; a
+  // summary.json without its folder's files is matched by labels alone.
+  std::vector<std::string> resolved;
+  try {
+    if (const auto previous = previous_results(file.parent_path().empty() ? "." : file.parent_path())) {
+      resolved = previous->resolved;
+    }
+  } catch (const InputError&) {
+  }
   for (std::size_t i = 0; i < j["runs"].size(); ++i) {
     const nlohmann::ordered_json& r = j["runs"][i];
     if (!r.is_object() || !r.contains("policy_label") || !r["policy_label"].is_string()) {
@@ -61,6 +72,10 @@ ComparedResults ComparedResults::read(const std::filesystem::path& path) {
     ComparedRun run;
     run.policy_label = r["policy_label"].get<std::string>();
     if (r.contains("point_label") && r["point_label"].is_string()) run.point_label = r["point_label"].get<std::string>();
+    const auto point = r.find("point");
+    if (point != r.end() && point->is_number_unsigned() && point->get<std::size_t>() < resolved.size()) {
+      run.resolved = resolved[point->get<std::size_t>()];
+    }
     for (const RunMetricSpec& m : run_metric_schema()) {
       if (m.aggregation == Aggregation::label || m.type == MetricType::text) continue;
       const auto it = r.find(std::string(m.name));
@@ -95,6 +110,31 @@ std::size_t print_comparison(std::ostream& out, const ComparedResults& a, const 
     }
     for (const ComparedRun& r : b.runs) {
       if (in_b.count(key(r))) only_b.push_back(&r);
+    }
+    // Left over: the same policy on the same resolved scenario is the same
+    // run, whatever the labels ("" for a single run, "cache.capacity=50%"
+    // in a sweep). Names, descriptions, outputs and the policy list aside:
+    // the policy label says which policy.
+    const auto same_scenario = [](const ComparedRun& x, const ComparedRun& y) {
+      if (x.resolved.empty() || y.resolved.empty() || x.policy_label != y.policy_label) return false;
+      for (const std::string& d : differing_keys(x.resolved, y.resolved, 1000)) {
+        const std::string k = d.substr(0, d.find(':'));
+        if (k != "name" && k != "description" && !k.starts_with("outputs.") && !k.starts_with("policies.")) return false;
+      }
+      return true;
+    };
+    // Pairwise (each check parses two scenarios): for the few runs labels
+    // left over, not for two unrelated sweeps of thousands.
+    const bool few = only_a.size() * only_b.size() <= 10'000;
+    for (auto ia = only_a.begin(); few && ia != only_a.end();) {
+      const auto ib = std::find_if(only_b.begin(), only_b.end(), [&](const ComparedRun* r) { return same_scenario(**ia, *r); });
+      if (ib == only_b.end()) {
+        ++ia;
+        continue;
+      }
+      pairs.emplace_back(*ia, *ib);
+      only_b.erase(ib);
+      ia = only_a.erase(ia);
     }
   }
   const auto name_of = [](const ComparedRun& r) {

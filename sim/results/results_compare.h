@@ -1,5 +1,7 @@
 // `flashsim compare A B`: two results' runs side by side, metric by metric,
-// with deltas. Runs are matched by (sweep point, policy label); two results
+// with deltas. Runs are matched by (sweep point, policy label); a run left
+// over is matched by its resolved scenario (one run against the sweep point
+// that ran the same scenario: a single run has no point label); two results
 // of one run each are compared whatever their labels. Reads summary.json
 // (sim/results/results_writer.h), whose keys are the one metric schema's
 // (sim/results/metric_schema.h).
@@ -14,6 +16,9 @@ namespace flashsim {
 /// One run of a summary.json: its labels and every numeric metric.
 struct ComparedRun {
   std::string point_label, policy_label;
+  /// The resolved scenario of the run's sweep point (the folder's sweep.json
+  /// or results.h5); empty when the results hold none.
+  std::string resolved;
   std::vector<std::pair<std::string, double>> metrics;  ///< schema order
 };
 

@@ -40,6 +40,21 @@ TEST(CompareCli, DeltasOfMatchedRuns) {
   EXPECT_NE(same.out.find("(every metric equal)"), std::string::npos) << same.out;
 }
 
+TEST(CompareCli, ASingleRunPairsWithTheSweepPointThatRanTheSameScenario) {
+  test::TempDir dir;
+  auto o = test::run_flashsim(dir.path(), "run --trace " + kTrace + " --policies lru --capacity 50% --out one --no-progress");
+  ASSERT_EQ(o.code, 0) << o.err;
+  o = test::run_flashsim(dir.path(), "run --trace " + kTrace + " --policies lru --capacity 10%,50% --out sweep --no-progress");
+  ASSERT_EQ(o.code, 0) << o.err;
+  // Before: "only in A: lru", both sweep runs only in B, and an error.
+  o = test::run_flashsim(dir.path(), "compare one sweep");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("\nlru  vs  lru @ cache.capacity=50%\n  metric"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("(every metric equal)"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("only in B: lru @ cache.capacity=10%"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("only in A"), std::string::npos) << o.out;
+}
+
 TEST(CompareCli, BadInputIsNamed) {
   test::TempDir dir;
   std::ofstream(dir / "not.json") << "{ nope";
