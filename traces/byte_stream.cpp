@@ -56,7 +56,7 @@ std::size_t put_utf8(std::uint32_t cp, unsigned char* out) {
 
 }  // namespace
 
-Compression compression_of(const std::filesystem::path& path) {
+Compression compression_of(const std::filesystem::path& path, StreamContent content) {
   const std::string name = trace_text::to_lower(path.filename().string());
   if (ends_with(name, ".zst") || ends_with(name, ".zst.22")) return Compression::zstd;
   std::unique_ptr<std::FILE, FileCloser> f(std::fopen(path.c_str(), "rb"));
@@ -64,7 +64,8 @@ Compression compression_of(const std::filesystem::path& path) {
   unsigned char head[4];
   const std::size_t n = std::fread(head, 1, 4, f.get());
   if (n == 4 && std::memcmp(head, kZstdMagic, 4) == 0) return Compression::zstd;
-  if (n >= 2 && std::memcmp(head, kGzipMagic, 2) == 0) return Compression::gzip;
+  const bool member = n == 4 && std::memcmp(head, kGzipMagic, 2) == 0 && head[2] == 8 && (head[3] & 0xE0) == 0;
+  if (member && (ends_with(name, ".gz") || content == StreamContent::text)) return Compression::gzip;
   return Compression::none;
 }
 
@@ -204,7 +205,7 @@ struct ByteStream::State {
                            " are not another gzip member (trailing data; remove it or give the file uncompressed)");
         }
         throw InputError(where + ": corrupt gzip stream at compressed byte " + std::to_string(gzip_file_offset()) +
-                         " (after " + std::to_string(decoded) + " decompressed bytes): " +
+                         " (after " + std::to_string(decoded + (room - zs.avail_out)) + " decompressed bytes): " +
                          (zs.msg != nullptr ? zs.msg : "zlib error " + std::to_string(ret)));
       }
     }
@@ -239,9 +240,32 @@ struct ByteStream::State {
 
   void detect_encoding() {
     detected = true;
-    stage(3);
+    stage(64);
     const unsigned char* b = raw.data() + raw_pos;
     const std::size_t n = raw_end - raw_pos;
+    // Compressed twice (a .gz of a .zst): the inner bytes are no text.
+    if (compression != Compression::none &&
+        ((n >= 4 && std::memcmp(b, kZstdMagic, 4) == 0) || (n >= 2 && std::memcmp(b, kGzipMagic, 2) == 0))) {
+      throw InputError(where + ": the " + (compression == Compression::gzip ? "gzip" : "zstd") +
+                       " data holds another compressed file (" +
+                       (std::memcmp(b, kZstdMagic, std::min<std::size_t>(n, 4)) == 0 ? "zstd" : "gzip") +
+                       " inside): decompress the outer layer first");
+    }
+    // UTF-16 without its mark: every other byte of ASCII text is NUL.
+    if (n >= 8) {
+      std::size_t even_nul = 0, odd_nul = 0;
+      const std::size_t pairs = n / 2;
+      for (std::size_t i = 0; i < pairs; ++i) {
+        even_nul += b[2 * i] == 0;
+        odd_nul += b[2 * i + 1] == 0;
+      }
+      const bool le = odd_nul == pairs && even_nul == 0, be = even_nul == pairs && odd_nul == 0;
+      if (le || be) {
+        const std::string order = le ? "UTF-16LE" : "UTF-16BE";
+        throw InputError(where + ": looks like " + order + " text without a byte-order mark (every other byte is " +
+                         "NUL); convert it (iconv -f " + order + " -t UTF-8 FILE) or save it with a byte-order mark");
+      }
+    }
     if (n >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF) {
       encoding = TextEncoding::utf8_bom;
       raw_pos += 3;
@@ -315,7 +339,7 @@ ByteStream::ByteStream(std::filesystem::path path, std::size_t buffer_bytes, Str
   if (ec) throw InputError(s.where + ": cannot read: " + ec.message());
   s.file.reset(std::fopen(s.path.c_str(), "rb"));
   if (!s.file) throw InputError(s.where + ": cannot open for reading");
-  s.compression = compression_of(s.path);
+  s.compression = compression_of(s.path, content);
   s.file_bytes = size;
   s.buf.resize(std::max<std::size_t>(buffer_bytes, 64));
   if (content == StreamContent::text) s.raw.resize(s.buf.size());
@@ -382,10 +406,11 @@ std::size_t ByteStream::read(void* out, std::size_t n) {
   return done;
 }
 
-bool ByteStream::read_line(std::string& line) {
+bool ByteStream::read_line(std::string& line, std::size_t max_bytes) {
   State& s = *state_;
   line.clear();
   bool any = false;
+  const std::uint64_t start = position();
   for (;;) {
     if (s.pos == s.end && !refill()) break;
     any = true;
@@ -394,6 +419,11 @@ bool ByteStream::read_line(std::string& line) {
     if (nl == nullptr) {
       line.append(reinterpret_cast<const char*>(begin), s.end - s.pos);
       s.pos = s.end;
+      if (line.size() > max_bytes) {
+        throw InputError(s.where + ": a line longer than " + std::to_string(max_bytes) + " bytes at byte " +
+                         std::to_string(start) + (s.compression != Compression::none ? " (decompressed)" : "") +
+                         " (not a text trace?)");
+      }
       continue;
     }
     line.append(reinterpret_cast<const char*>(begin), static_cast<std::size_t>(nl - begin));

@@ -23,11 +23,25 @@ inline constexpr unsigned char kGzipMagic[2] = {0x1F, 0x8B};
 /// How a file's bytes are compressed.
 enum class Compression { none, zstd, gzip };
 
+/// What a reader wants from the bytes: as they are, or text in UTF-8.
+enum class StreamContent {
+  bytes,
+  /// A UTF-8 byte-order mark (EF BB BF) is dropped; a UTF-16 one (FF FE
+  /// little-endian, FE FF big-endian) makes the rest UTF-16, converted to
+  /// UTF-8 as it is read (the Unicode Standard §3.9, D91 and D92). Without
+  /// a mark the bytes are handed out as they are, unless they look like
+  /// UTF-16 (every other byte NUL), which is an error saying so.
+  text,
+};
+
 /// zstd when `path` ends in .zst (any case) or starts with the zstd frame
-/// magic; gzip when it starts with the gzip magic (a `.gz` name over plain
-/// bytes is read as it is, as zlib's gzread did); else none. An unreadable
-/// file answers by name alone. Never throws.
-Compression compression_of(const std::filesystem::path& path);
+/// magic; gzip when it starts with a gzip member header (magic, method 8,
+/// no reserved flag: RFC 1952 §2.3.1) and either ends in .gz or is read as
+/// text (text never starts with byte 0x1F; a binary record may: an
+/// oracleGeneral time of 35615 s begins 1F 8B); else none (a `.gz` name over
+/// plain bytes is read as it is, as zlib's gzread did). An unreadable file
+/// answers by name alone. Never throws.
+Compression compression_of(const std::filesystem::path& path, StreamContent content = StreamContent::bytes);
 
 /// True when compression_of(path) is zstd.
 bool is_zstd_file(const std::filesystem::path& path);
@@ -37,22 +51,12 @@ bool is_zstd_file(const std::filesystem::path& path);
 /// compression ("a.csv.gz" → "a.csv").
 std::string name_without_compression(const std::filesystem::path& path);
 
-/// What a reader wants from the bytes: as they are, or text in UTF-8.
-enum class StreamContent {
-  bytes,
-  /// A UTF-8 byte-order mark (EF BB BF) is dropped; a UTF-16 one (FF FE
-  /// little-endian, FE FF big-endian) makes the rest UTF-16, converted to
-  /// UTF-8 as it is read (the Unicode Standard §3.9, D91 and D92). Without
-  /// a mark the bytes are handed out as they are.
-  text,
-};
-
 /// The text encoding a StreamContent::text stream found (for messages).
 enum class TextEncoding { as_is, utf8_bom, utf16le, utf16be };
 
 class ByteStream {
  public:
-  /// Opens `path`, decompressed as compression_of(path) says. `buffer_bytes`
+  /// Opens `path`, decompressed as compression_of(path, content) says. `buffer_bytes`
   /// bounds the decompressed bytes held (plus libzstd's window, at most
   /// 8 MiB for the default levels, or zlib's 32 KiB). Throws InputError
   /// (missing or unreadable file).
@@ -73,8 +77,10 @@ class ByteStream {
 
   /// The next line without its "\n" (and a "\r" before it) into `line`;
   /// false at the end of the data. A last line without "\n" counts. Throws
-  /// as read().
-  bool read_line(std::string& line);
+  /// as read(), and InputError naming the file and the line's offset for a
+  /// line over `max_bytes` (no text trace has one; a decompression bomb of
+  /// one line would fill memory).
+  bool read_line(std::string& line, std::size_t max_bytes = std::size_t{1} << 20);
 
   /// Back to the first byte.
   void rewind();

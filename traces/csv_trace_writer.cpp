@@ -59,8 +59,11 @@ class FileOut {
 }  // namespace
 
 std::filesystem::path catalog_sidecar_path(const std::filesystem::path& csv_path) {
+  std::filesystem::path inner = csv_path;  // t.csv.gz and t.csv.zst are t.csv compressed
+  const std::string ext = trace_text::to_lower(inner.extension().string());
+  if (ext == ".gz" || ext == ".zst") inner.replace_extension();
   std::filesystem::path out = csv_path;
-  out.replace_filename(csv_path.stem().string() + ".catalog.csv");
+  out.replace_filename(inner.stem().string() + ".catalog.csv");
   return out;
 }
 

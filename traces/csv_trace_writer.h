@@ -17,7 +17,7 @@
 
 namespace flashsim {
 
-/// `<dir>/<stem>.catalog.csv` for a trace `<dir>/<stem>.csv`.
+/// `<dir>/<stem>.catalog.csv` for a trace `<dir>/<stem>.csv` (also `.csv.gz`, `.csv.zst`).
 std::filesystem::path catalog_sidecar_path(const std::filesystem::path& csv_path);
 
 class CsvTraceWriter final : public ITraceSink {

@@ -34,6 +34,12 @@ std::string quick_scenario_yaml(const QuickScenario& q) {
   if (q.engine != "cache_only" && q.engine != "event") {
     throw InputError("--engine '" + q.engine + "': expected cache_only or event");
   }
+  // The path goes into the scenario, which results store as UTF-8 text.
+  if (std::size_t bad = 0; !valid_utf8(q.trace, &bad)) {
+    throw InputError("--trace '" + to_valid_utf8(q.trace) + "': the file name is not valid UTF-8 (byte " +
+                     std::to_string(bad) + "); results store it as UTF-8 text: rename the file, or link it under a "
+                     "UTF-8 name (ln -s)");
+  }
   const std::filesystem::path trace = std::filesystem::absolute(q.trace);
   std::string stem = trace.filename().string();
   for (const char* ext : {".gz", ".zst", ".json", ".h5", ".hdf5", ".csv", ".bin", ".oracleGeneral"}) {
@@ -42,9 +48,8 @@ std::string quick_scenario_yaml(const QuickScenario& q) {
   }
   YAML::Emitter y;
   y << YAML::BeginMap;
-  // A name and a label, not a path: a file name need not be UTF-8, results must be.
-  y << YAML::Key << "name" << YAML::Value << to_valid_utf8(stem);
-  y << YAML::Key << "description" << YAML::Value << to_valid_utf8("flashsim run --trace " + q.trace);
+  y << YAML::Key << "name" << YAML::Value << stem;
+  y << YAML::Key << "description" << YAML::Value << "flashsim run --trace " + q.trace;
   y << YAML::Key << "engine" << YAML::Value << q.engine;
   y << YAML::Key << "hardware" << YAML::Value << YAML::BeginMap << YAML::Key << "profile" << YAML::Value
     << (q.engine == "event" ? q.hardware : std::string("seed-defaults")) << YAML::EndMap;

@@ -348,6 +348,22 @@ std::vector<PolicyChoice> resolve_policies(const ConfigNode* node, const ConfigN
   return out;
 }
 
+// Every key and scalar of `node` is UTF-8, or an InputError names the first
+// that is not, where it was written and the byte.
+void require_utf8(const ConfigNode& node, const std::string& key) {
+  std::size_t bad = 0;
+  if (node.is_scalar() && !valid_utf8(node.scalar, &bad)) {
+    throw_at(node.pos, key,
+             "'" + to_valid_utf8(node.scalar) + "' is not valid UTF-8 (byte " + std::to_string(bad) +
+                 "); results store the scenario as UTF-8 text (a file name: rename it, or link it under a UTF-8 name)");
+  }
+  for (std::size_t i = 0; i < node.items.size(); ++i) require_utf8(node.items[i], join_key(key, std::to_string(i)));
+  for (const ConfigEntry& e : node.entries) {
+    if (!valid_utf8(e.key, &bad)) throw_at(e.key_pos, key, "a key that is not valid UTF-8 (byte " + std::to_string(bad) + ")");
+    require_utf8(e.value, join_key(key, e.key));
+  }
+}
+
 }  // namespace
 
 Scenario resolve_scenario_tree(const ConfigNode& tree, const std::filesystem::path& base_dir,
@@ -362,13 +378,12 @@ Scenario resolve_scenario_tree(const ConfigNode& tree, const std::filesystem::pa
   s.source = source;
   s.name = top.text("name").empty() ? default_name : top.text("name");
   s.description = top.text("description");
-  // Written to summary.json and results.h5: refused now, not after the run.
-  for (const char* key : {"name", "description"}) {
-    std::size_t bad = 0;
-    if (!valid_utf8(top.text(key), &bad)) {
-      const ConfigNode* n = tree.find(key);
-      throw_at(n ? n->pos : tree.pos, key, "is not valid UTF-8 (byte " + std::to_string(bad) + " of the text)");
-    }
+  // The resolved scenario is written to summary.json and results.h5 as
+  // UTF-8 text: refused now, not after the run (or stored damaged).
+  require_utf8(tree, "");
+  if (std::size_t bad = 0; !valid_utf8(s.name, &bad)) {
+    throw_at(tree.pos, "name", "the scenario's name, '" + to_valid_utf8(s.name) + "' from its file name, is not valid "
+                                   "UTF-8 (byte " + std::to_string(bad) + "); set name: in the scenario");
   }
   s.engine = top.text("engine") == "cache_only" ? EngineKind::cache_only
              : top.text("engine") == "program"  ? EngineKind::program

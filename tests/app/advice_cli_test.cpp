@@ -52,15 +52,24 @@ TEST(AdviceCli, ListElementsAnOverrideLeftEmptyNameIt) {
   EXPECT_NE(o.err.find("error: w.yaml:5:3: key 'policies.0'"), std::string::npos) << o.err;
 }
 
-TEST(AdviceCli, ATraceWhoseFileNameIsNotUtf8RunsAndItsResultsAreUtf8) {
+TEST(AdviceCli, AScenarioTextThatIsNotUtf8IsRefusedWhereItWasWritten) {
   test::TempDir dir;
   test::write_file(dir / "t\xFF.csv", test::cyclic_csv(8, 4, 4096));
-  // Before: the name was refused as YAML text the user never wrote, and the
-  // point written with U+FFFD in its JSON never counted as finished.
-  const auto o = test::run_flashsim(dir.path(), "run --trace \"$(printf 't\\377.csv')\" --policies lru --capacity 50% --out r --no-progress");
-  ASSERT_EQ(o.code, 0) << o.err;
-  const std::string summary = test::read_file(dir / "r/summary.json");
-  EXPECT_NE(summary.find("\"scenario\": \"t\xEF\xBF\xBD\""), std::string::npos) << summary.substr(0, 300);
+  // Before: the quick form's name was refused as YAML text the user never
+  // wrote; a scenario's workload.trace went into results.h5 as is, which
+  // h5py cannot decode.
+  auto o = test::run_flashsim(dir.path(), "run --trace \"$(printf 't\\377.csv')\" --policies lru --capacity 50%");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("--trace 't\xEF\xBF\xBD.csv': the file name is not valid UTF-8 (byte 1)"), std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find("ln -s"), std::string::npos) << o.err;
+  test::write_file(dir / "s.yaml", "name: s\npolicies: [lru]\ncache: {capacity: 50%}\nworkload: {trace: \"t\xFF.csv\"}\n");
+  o = test::run_flashsim(dir.path(), "run s.yaml --out r");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("s.yaml:4:19: key 'workload.trace': 't\xEF\xBF\xBD.csv' is not valid UTF-8 (byte 1)"),
+            std::string::npos)
+      << o.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "r/results.h5"));
 }
 
 }  // namespace

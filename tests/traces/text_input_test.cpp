@@ -23,6 +23,8 @@ namespace {
 
 using test::TempDir;
 
+std::string utf16(const std::string& ascii, bool little_endian, const std::vector<std::uint16_t>& extra = {});
+
 // `text` as one gzip member (RFC 1952), as gzip(1) writes it.
 std::string gzip_member(const std::string& text) {
   z_stream z{};
@@ -116,12 +118,58 @@ TEST(GzipInput, TxtGzAndAPlainFileNamedGzRead) {
 
 TEST(GzipInput, AFormatThatCannotDecompressNamesGzipAndTheWayOut) {
   TempDir dir;
-  test::write_text_file(dir / "c.raw", gzip_member("x"));
-  EXPECT_INPUT_ERROR(open_trace(dir / "c.raw", "cupti"), "gzip-compressed", "gzip -dk");
+  test::write_text_file(dir / "c.raw.gz", gzip_member("x"));
+  EXPECT_INPUT_ERROR(open_trace(dir / "c.raw.gz", "cupti"), "gzip-compressed", "gzip -dk");
+}
+
+TEST(GzipInput, ABinaryRecordThatBeginsLikeGzipIsReadPlainUnlessNamedGz) {
+  TempDir dir;
+  // oracleGeneral: u32 time | u64 id | u32 size | i64 next; time 35615 s =
+  // 0x00008B1F begins 1F 8B 00 00 (helper-4's find: it was "corrupt gzip").
+  std::string bytes;
+  const auto put = [&](std::uint64_t v, int n) {
+    for (int i = 0; i < n; ++i) bytes.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+  };
+  for (std::uint64_t i = 0; i < 3; ++i) {
+    put(35615 + i, 4);
+    put(7 + i, 8);
+    put(100, 4);
+    put(~std::uint64_t{0}, 8);
+  }
+  test::write_text_file(dir / "t.oracleGeneral.bin", bytes);
+  const auto r = test::read_all(*open_trace(dir / "t.oracleGeneral.bin"));
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[2].block_id, 9u);
+  EXPECT_EQ(r[0].time_ns, 35615LL * 1'000'000'000);
+  // Gzip content under a plain name: sniffed for text, not for binary.
+  test::write_text_file(dir / "g.csv", gzip_member("block_id,bytes\n4,8\n"));
+  EXPECT_EQ(compression_of(dir / "g.csv", StreamContent::text), Compression::gzip);
+  EXPECT_EQ(compression_of(dir / "g.csv"), Compression::none);
+  EXPECT_EQ(test::read_all(*open_trace(dir / "g.csv")).size(), 1u);
+}
+
+TEST(GzipInput, ACompressedCsvFindsItsCatalogAndACatalogMayBeUtf16) {
+  TempDir dir;
+  const std::string text = "block_id,bytes\n1,8\n2,8\n";
+  test::write_text_file(dir / "t.csv.gz", gzip_member(text));
+  test::write_text_file(dir / "t.catalog.csv", utf16("id,name,bytes\n1,w1,8\n2,w2,8\n", true));
+  auto source = open_trace(dir / "t.csv.gz");
+  ASSERT_EQ(source->meta().catalog.size(), 2u);  // was looked for as t.csv.catalog.csv
+  EXPECT_EQ(source->meta().catalog[1].name, "w2");
+}
+
+TEST(GzipInput, OneEndlessLineOrADoubleCompressionIsRefusedNamingTheFile) {
+  TempDir dir;
+  test::write_text_file(dir / "long.txt.gz", gzip_member(std::string((1u << 20) + 100'000, '1')));
+  EXPECT_INPUT_ERROR(test::read_all(*open_trace(dir / "long.txt.gz")), "long.txt.gz: a line longer than 1048576 bytes",
+                     "at byte 0 (decompressed)");
+  test::write_text_file(dir / "twice.csv.gz", gzip_member(gzip_member("block_id,bytes\n1,8\n")));
+  EXPECT_INPUT_ERROR(open_trace(dir / "twice.csv.gz"), "twice.csv.gz: the gzip data holds another compressed file",
+                     "decompress the outer layer first");
 }
 
 // UTF-16 text with its byte-order mark: `ascii` widened, plus `extra` code units.
-std::string utf16(const std::string& ascii, bool little_endian, const std::vector<std::uint16_t>& extra = {}) {
+std::string utf16(const std::string& ascii, bool little_endian, const std::vector<std::uint16_t>& extra) {
   std::string out = little_endian ? std::string("\xFF\xFE", 2) : std::string("\xFE\xFF", 2);
   const auto put = [&](std::uint16_t u) {
     const char lo = static_cast<char>(u & 0xFF), hi = static_cast<char>(u >> 8);
@@ -169,6 +217,11 @@ TEST(Utf16Input, SurrogatePairsBecomeOneCodePointAndLoneOnesAreRefused) {
   test::write_text_file(dir / "odd.txt", odd);
   EXPECT_INPUT_ERROR(test::read_all(*open_trace(dir / "odd.txt")), "odd.txt: not valid UTF-16",
                      "ends inside a 2-byte code unit");
+  // Without a mark: named as UTF-16 (every other byte NUL), with the way out.
+  std::string bare = utf16("block_id,bytes\n1,8\n", true).substr(2);
+  test::write_text_file(dir / "bare.csv", bare);
+  EXPECT_INPUT_ERROR(open_trace(dir / "bare.csv"), "bare.csv: looks like UTF-16LE text without a byte-order mark",
+                     "iconv -f UTF-16LE -t UTF-8");
   // Read as bytes (a binary format), the mark is data.
   ByteStream raw(dir / "pair.txt", 64);
   char first[2] = {};

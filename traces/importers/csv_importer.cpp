@@ -480,8 +480,9 @@ void CsvTraceSource::rewind() {
 std::vector<BlockCatalogEntry> read_catalog_csv(const std::filesystem::path& path) {
   const std::string where = path.string();
   require_input_file(path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(where + ": cannot open catalog for reading");
+  // As the trace: plain or compressed, UTF-8 or UTF-16 by its mark.
+  ByteStreamBuf buffer(path, std::size_t{1} << 16, StreamContent::text);
+  std::istream in(&buffer);
   std::string line;
   std::vector<std::string> cells;
   std::uint64_t line_no = 0;
