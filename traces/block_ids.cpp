@@ -72,8 +72,10 @@ std::string BlockIdReader::why_not(std::string_view text) const {
   const bool hex = syntax_ == IdSyntax::numeric && parse_hex(text, ignored);
   return std::string(syntax_ == IdSyntax::hex ? "is not a hexadecimal id (1 to 16 digits, 0x optional); "
                                                : "is not an unsigned integer id (decimal or 0x-hex, below 2^64); ") +
-         (hex ? "-o ids=hex reads it as hexadecimal; " : "") +
-         "-o ids=text (exact numbering) or -o ids=hash (XXH64, constant memory) read any text as an id";
+         (hex ? "ids=hex reads it as hexadecimal; " : "") +
+         "ids=text (exact numbering) or ids=hash (XXH64, constant memory) read any text as an id (the format "
+         "option: -o ids=text with flashsim trace, workload.import.ids in a scenario or --set "
+         "workload.import.ids=text)";
 }
 
 }  // namespace flashsim

@@ -44,8 +44,11 @@ class BlockIdReader {
 
   /// Why `text`, which read() refused, is no id, and which `ids` value
   /// would read it: "is not an unsigned integer id (decimal or 0x-hex);
-  /// -o ids=hex reads it as hexadecimal; -o ids=text (...) or -o ids=hash
-  /// (...) read any text as an id". For a message after the quoted text.
+  /// ids=hex reads it as hexadecimal; ids=text (...) or ids=hash (...) read
+  /// any text as an id (the format option: -o ids=text with flashsim trace,
+  /// workload.import.ids in a scenario ...)". For a message after the
+  /// quoted text; it names each command's spelling (an importer does not
+  /// know which command opened it).
   std::string why_not(std::string_view text) const;
 
  private:

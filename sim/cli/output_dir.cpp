@@ -76,40 +76,53 @@ std::string rerun_advice(const nlohmann::json& j) {
   const std::string source = it->get<std::string>();
   if (source == "<builtin:default.yaml>") return "; its scenario was the embedded default: `flashsim run` runs it again";
   std::error_code ec;
-  if (source.front() == '<' || !std::filesystem::is_regular_file(source, ec)) return "; its scenario was " + source;
+  if (source.front() == '<' || !std::filesystem::is_regular_file(source, ec)) return "; its scenario came from " + source;
   return "; its scenario was " + source + ": `flashsim run " + source + "` runs it again";
+}
+
+// A results folder as a scenario folder (or its results.h5 as a scenario):
+// what reads it. A folder of shards alone has no summary.json yet.
+std::string describe_results_folder(const std::filesystem::path& dir, const std::string& given) {
+  std::error_code ec;
+  const std::filesystem::path summary = dir / "summary.json", sweep = dir / "sweep.json";
+  const bool merged = std::filesystem::is_regular_file(summary, ec);
+  if (!merged && !std::filesystem::is_regular_file(sweep, ec)) return "";
+  const nlohmann::json j = read_json_quietly(merged ? summary : sweep);
+  const std::string rerun = j.is_object() ? rerun_advice(j) : std::string();
+  const std::string what = "'" + given + "' is " + (given == dir.string() ? "a results folder" : "in a results folder") +
+                           " of `flashsim run`, not a scenario";
+  if (!merged) {
+    return what + ": its points were run as shards and are not merged yet: `flashsim sweep merge " + dir.string() +
+           "` merges them once every shard has finished" + rerun;
+  }
+  return what + ": `flashsim report " + summary.string() + "` makes a page of it, `flashsim results export " +
+         dir.string() + " --format csv` writes its tables" + rerun;
 }
 
 }  // namespace
 
 std::string describe_flashsim_output(const std::filesystem::path& path) {
   std::error_code ec;
+  const std::string folder = path.parent_path().empty() ? "." : path.parent_path().string();
   if (std::filesystem::is_directory(path, ec)) {
-    const std::filesystem::path summary = path / "summary.json";
-    if (!std::filesystem::is_regular_file(summary, ec) && !std::filesystem::is_regular_file(path / "sweep.json", ec)) {
-      return "";
+    if (std::filesystem::is_regular_file(path / "validation.json", ec)) {
+      return "'" + path.string() + "' is an output folder of `flashsim validate`, not a scenario folder: `flashsim "
+             "report " + (path / "validation.json").string() + "` makes a page of it";
     }
-    const nlohmann::json j = read_json_quietly(summary);
-    return "'" + path.string() + "' is a results folder of `flashsim run`, not a scenario folder: `flashsim report " +
-           summary.string() + "` makes a page of it, `flashsim results export " + path.string() +
-           " --format csv` writes its tables" + (j.is_object() ? rerun_advice(j) : std::string());
+    return describe_results_folder(path, path.string());
   }
+  if (path.filename() == "results.h5") return describe_results_folder(folder, path.string());
   if (path.extension() != ".json") return "";
   const nlohmann::json j = read_json_quietly(path);
   if (!j.is_object()) return "";
-  const std::string folder = path.parent_path().empty() ? "." : path.parent_path().string();
   if (j.contains("results_schema_version")) {
     return "'" + path.string() + "' is the summary a `flashsim run` wrote (results folder " + folder +
            "), not a scenario: `flashsim report " + path.string() + "` makes a page of it, `flashsim results export " +
            folder + " --format csv` writes its tables, `flashsim compare " + path.string() +
            " OTHER` compares it" + rerun_advice(j);
   }
-  if (j.contains("sweep_store_version")) {
-    return "'" + path.string() + "' is the sweep record of a results folder (" + folder +
-           "), not a scenario: `flashsim report " + folder + "/summary.json` makes a page of its results" +
-           rerun_advice(j);
-  }
-  if (j.contains("suite") && path.filename() == "validation.json") {
+  if (j.contains("sweep_store_version")) return describe_results_folder(folder, path.string());
+  if (j.contains("schema") && j["schema"].is_string() && j["schema"].get<std::string>().starts_with("flashsim-validation/")) {
     return "'" + path.string() + "' is the output of `flashsim validate`, not a scenario: `flashsim report " +
            path.string() + "` makes a page of it";
   }

@@ -42,11 +42,13 @@ class OutputDir {
 void check_output_path(const char* option, const std::string& path);
 
 /// When `path` is something flashsim wrote rather than an input (a results
-/// folder, its summary.json or sweep.json, a `flashsim validate`
-/// validation.json), what it is and the commands that read it, naming the
-/// scenario it ran ("… not a scenario: `flashsim report r1/summary.json` …;
-/// its scenario was scenarios/x.yaml: `flashsim run scenarios/x.yaml`");
-/// else "". Reads the JSON file (or the folder's summary.json); never throws.
+/// folder, its summary.json, sweep.json or results.h5, a `flashsim
+/// validate` folder or its validation.json), what it is and the commands
+/// that read it, naming the scenario it ran ("… not a scenario: `flashsim
+/// report r1/summary.json` …; its scenario was scenarios/x.yaml: `flashsim
+/// run scenarios/x.yaml` runs it again"); a folder of unmerged shards is told
+/// `flashsim sweep merge`. Else "". Reads the JSON file (or the folder's
+/// summary.json or sweep.json); never throws.
 std::string describe_flashsim_output(const std::filesystem::path& path);
 
 }  // namespace flashsim::cli

@@ -251,7 +251,13 @@ HardwareProfile resolve_hardware(const ConfigNode* node, const std::filesystem::
     tree = load_tree(kDefaultHardwareProfile, base_dir, node ? node->pos : SourcePos{"<default>", 0, 0}, 0);
   } else {
     expect_map(*node, "hardware", false);
-    tree = flatten(*node, base_dir, 0);
+    ConfigNode given = *node;
+    // A hardware: section that --set made (a scenario without one) overrides
+    // the default profile the scenario ran on; it is no inline profile.
+    if (given.pos.line == 0 && !given.find("profile") && !given.find("tiers")) {
+      given.set("profile", ConfigNode::make_scalar(std::string(kDefaultHardwareProfile), given.pos), given.pos);
+    }
+    tree = flatten(std::move(given), base_dir, 0);
   }
   return resolve_flat(tree, resolved);
 }

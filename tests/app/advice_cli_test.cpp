@@ -25,9 +25,21 @@ TEST(AdviceCli, ResultsGivenAsAScenarioAreNamedWithCommandsThatWork) {
   EXPECT_EQ(test::run_flashsim(dir.path(), "report r/summary.json --no-plots --no-bound --out p.html").code, 0);
   EXPECT_EQ(test::run_flashsim(dir.path(), "results export r --format csv --out x").code, 0);
   o = test::run_flashsim(dir.path(), "run r");
-  EXPECT_NE(o.err.find("'r' is a results folder of `flashsim run`, not a scenario folder"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("'r' is a results folder of `flashsim run`, not a scenario: `flashsim report r/summary.json`"), std::string::npos) << o.err;
   o = test::run_flashsim(dir.path(), "run r/sweep.json");
-  EXPECT_NE(o.err.find("'r/sweep.json' is the sweep record of a results folder (r)"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("'r/sweep.json' is in a results folder of `flashsim run`, not a scenario: `flashsim report "
+                       "r/summary.json`"),
+            std::string::npos)
+      << o.err;
+  o = test::run_flashsim(dir.path(), "run r/results.h5");  // was: run it with --trace, which fails
+  EXPECT_NE(o.err.find("'r/results.h5' is in a results folder"), std::string::npos) << o.err;
+  o = test::run_flashsim(dir.path(), "run missing.json");  // was: "looks like a trace"
+  EXPECT_NE(o.err.find("missing.json: cannot open file: no such file"), std::string::npos) << o.err;
+  // Shards alone: nothing to report yet; merging is what works.
+  std::filesystem::create_directories(dir / "shards");
+  std::filesystem::copy_file(dir / "r/sweep.json", dir / "shards/sweep.json");
+  o = test::run_flashsim(dir.path(), "run shards");
+  EXPECT_NE(o.err.find("not merged yet: `flashsim sweep merge shards`"), std::string::npos) << o.err;
   o = test::run_flashsim(dir.path(), "run ''");
   EXPECT_NE(o.err.find("error: an empty scenario path ('')"), std::string::npos) << o.err;
 }
@@ -38,6 +50,19 @@ TEST(AdviceCli, ASectionCheckNamesTheOverrideThatBrokeIt) {
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.err.find("error: --set hardware.l2.line_size=7 (over "), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("h200.yaml:"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("line_size (7 B) must be a multiple of sector_size"), std::string::npos) << o.err;
+}
+
+TEST(AdviceCli, AHardwareOverrideOfAScenarioWithoutHardwareOverridesTheDefaultProfile) {
+  test::TempDir dir;
+  test::write_file(dir / "s.yaml", "name: s\nworkload: {trace: builtin:llama-2048x22}\ncache: {capacity: 50%}\npolicies: [lru]\n");
+  // Before: "key 'hardware': missing key 'tiers'" for any value.
+  auto o = test::run_flashsim(dir.path(), "run s.yaml --set hardware.l2.line_size=64B --print-scenario");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("name: seed-defaults"), std::string::npos) << o.out.substr(0, 400);
+  EXPECT_NE(o.out.find("line_size: 64B"), std::string::npos);
+  o = test::run_flashsim(dir.path(), "run s.yaml --set hardware.l2.line_size=7 --print-scenario");
+  EXPECT_NE(o.err.find("--set hardware.l2.line_size=7"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("line_size (7 B) must be a multiple of sector_size"), std::string::npos) << o.err;
 }
 

@@ -239,7 +239,7 @@ TEST(BlockIds, CsvIdsOfEachSyntax) {
   EXPECT_EQ(r[2].block_id, ~std::uint64_t{0});
   // By default the hex id is refused, with the option that reads it.
   EXPECT_INPUT_ERROR(test::read_all(*open_trace(dir / "hex.csv")), "hex.csv:2: column 'key' (field block_id)",
-                     "'7fa3c0' is not an unsigned integer id", "-o ids=hex reads it as hexadecimal");
+                     "'7fa3c0' is not an unsigned integer id", "ids=hex reads it as hexadecimal", "--set workload.import.ids=text");
 
   test::write_text_file(dir / "keys.csv", "key,bytes\nuser:42,8\n\"a,b\",8\n user:42 ,8\n,8\n");
   auto keys = open_trace(dir / "keys.csv", "", {{"ids", "text"}});
@@ -254,7 +254,7 @@ TEST(BlockIds, CsvIdsOfEachSyntax) {
     EXPECT_EQ(r[2].block_id, 1u);  // blanks around the key are not part of it
   }
   EXPECT_INPUT_ERROR(test::read_all(*open_trace(dir / "keys.csv")), "'user:42' is not an unsigned integer id",
-                     "-o ids=text (exact numbering) or -o ids=hash");
+                     "ids=text (exact numbering) or ids=hash", "-o ids=text with flashsim trace");
   EXPECT_INPUT_ERROR(open_trace(dir / "keys.csv", "", {{"ids", "key"}}), "ids", "key");
 }
 
@@ -281,7 +281,7 @@ TEST(BlockIds, TxtHexIdsAndTheirRefusal) {
   TempDir dir;
   test::write_text_file(dir / "a.txt", "deadbeef\n");
   EXPECT_INPUT_ERROR(test::read_all(*open_trace(dir / "a.txt")), "a.txt: line 1 (record 0)",
-                     "'deadbeef' is not an unsigned integer id", "-o ids=hex");
+                     "'deadbeef' is not an unsigned integer id", "ids=hex reads it");
   const auto r = test::read_all(*open_trace(dir / "a.txt", "", {{"ids", "hex"}}));
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0].block_id, 0xdeadbeefu);
