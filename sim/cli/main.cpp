@@ -2,6 +2,7 @@
 // and turns errors into exit codes: 0 success, 1 error, 2 bad input
 // (InputError, bad command line). Library code throws; only this file exits.
 #include <exception>
+#include <new>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "sim/cli/command_registry.h"
 #include "sim/core/errors.h"
+#include "sim/core/memory_limit.h"
 #include "sim/results/run_result.h"
 #include "traces/atomic_file.h"
 
@@ -56,6 +58,19 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const flashsim::Error& e) {
     std::cerr << "flashsim " << name << ": error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::bad_alloc&) {
+    // An input the estimates did not foresee: say what capped memory.
+    const flashsim::MemoryCap cap = flashsim::available_memory();
+    const char* what = cap.source == flashsim::MemoryCapSource::address_space ? "the address-space limit (ulimit -v)"
+                       : cap.source == flashsim::MemoryCapSource::cgroup    ? "the cgroup's memory.max"
+                                                                            : "physical memory";
+    std::cerr << "flashsim " << name << ": error: out of memory"
+              << (cap.bytes > 0 ? " (this process may use " + flashsim::gib_text(static_cast<double>(cap.bytes)) +
+                                      ", " + what + ")"
+                                : std::string())
+              << ": an input larger than memory allows (a huge field or line, a decompression bomb) or a limit too "
+                 "low; give a smaller input or raise the limit\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "flashsim " << name << ": internal error: " << e.what() << "\n";

@@ -3,6 +3,9 @@
 // in the error), UTF-16 exports by their byte-order mark, and the `ids`
 // option (numeric, hex, text, hash) of csv and txt. Fixtures are written
 // here with zlib; nothing binary is committed.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <map>
@@ -120,6 +123,38 @@ TEST(GzipInput, AFormatThatCannotDecompressNamesGzipAndTheWayOut) {
   TempDir dir;
   test::write_text_file(dir / "c.raw.gz", gzip_member("x"));
   EXPECT_INPUT_ERROR(open_trace(dir / "c.raw.gz", "cupti"), "gzip-compressed", "gzip -dk");
+}
+
+TEST(GzipInput, AKinetoBombOfOneHugeStringIsAnErrorNamingTheFileNotBadAlloc) {
+  TempDir dir;
+  // 1 GiB of one JSON string, gzip-compressed as it is made (about 1 MB).
+  const auto path = dir / "bomb.json.gz";
+  gzFile f = gzopen(path.c_str(), "wb1");
+  ASSERT_NE(f, nullptr);
+  gzputs(f, R"({"traceEvents": [{"ph": "X", "name": ")");
+  const std::string chunk(std::size_t{1} << 20, 'a');
+  for (int i = 0; i < 1024; ++i) ASSERT_EQ(gzwrite(f, chunk.data(), static_cast<unsigned>(chunk.size())), int(chunk.size()));
+  gzputs(f, "\"}]}");
+  gzclose(f);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // under 768 MiB of address space the string cannot be held
+    rlimit as{768u << 20, 768u << 20};
+    if (::setrlimit(RLIMIT_AS, &as) != 0) ::_exit(10);
+    try {
+      open_trace(path);
+    } catch (const InputError& e) {
+      const std::string m = e.what();
+      ::_exit(m.find("bomb.json.gz: out of memory parsing the JSON") != std::string::npos ? 0 : 11);
+    } catch (...) {
+      ::_exit(12);
+    }
+    ::_exit(13);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "10: setrlimit, 11: another message, 12: another exception, 13: no error";
 }
 
 TEST(GzipInput, ABinaryRecordThatBeginsLikeGzipIsReadPlainUnlessNamedGz) {

@@ -12,6 +12,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <streambuf>
 #include <string>
@@ -265,7 +266,12 @@ KinetoTraceSource::KinetoTraceSource(std::filesystem::path path, KinetoImportOpt
     ByteStreamBuf buffer(path, std::size_t{1} << 16, StreamContent::text);
     std::istream text(&buffer);
     MemcpyCollector collector(where);
-    nlohmann::json::sax_parse(text, &collector);
+    try {
+      nlohmann::json::sax_parse(text, &collector);
+    } catch (const std::bad_alloc&) {  // the parser holds a whole string token: name the file
+      throw InputError(where + ": out of memory parsing the JSON near decompressed byte " +
+                       std::to_string(buffer.stream().position()) + " (a string of that size is no trace event)");
+    }
     if (!collector.saw_events()) throw InputError(where + ": no traceEvents array (not a Kineto/chrome trace?)");
     events = std::move(collector.events());
     kernels = std::move(collector.kernels());
