@@ -230,7 +230,15 @@ bool read_csv_record(std::istream& in, char delimiter, std::string& record, std:
     throw InputError(where + ":" + std::to_string(first) + ": a record longer than " +
                      std::to_string(kMaxCsvRecordBytes) + " bytes (an unterminated quote, or not a trace?)");
   }
+  refuse_nul(record, where, first);
   return true;
+}
+
+void refuse_nul(std::string_view line, const std::string& where, std::uint64_t line_no) {
+  const std::size_t at = line.find('\0');
+  if (at == std::string_view::npos) return;
+  throw InputError(where + ":" + std::to_string(line_no) + ": a NUL byte at byte " + std::to_string(at) +
+                   " of the line: not text (binary data, a damaged file, or UTF-16 without a byte-order mark)");
 }
 
 std::string excerpt(std::string_view cell, std::size_t shown) {

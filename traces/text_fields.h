@@ -43,10 +43,15 @@ inline constexpr std::size_t kMaxCsvRecordBytes = 1u << 20;
 /// -1) the following lines, joined by '\n' (RFC 4180: newlines inside
 /// quotes). Adds the physical lines read to `line_no`. Returns false at the
 /// end of input before any byte. Throws InputError "WHERE:LINE: ..." for a
-/// record over kMaxCsvRecordBytes and for a quote still open at the end of
-/// the input (naming the line the record began on).
+/// record over kMaxCsvRecordBytes, for a quote still open at the end of
+/// the input (naming the line the record began on) and for a NUL byte.
 bool read_csv_record(std::istream& in, char delimiter, std::string& record, std::uint64_t& line_no,
                      const std::string& where);
+
+/// Throws InputError "WHERE:LINE: a NUL byte at byte K of the line: not
+/// text (...)" when `line` holds a NUL: no text trace has one, and an id or
+/// number with one would be misread. read_csv_record checks every record.
+void refuse_nul(std::string_view line, const std::string& where, std::uint64_t line_no);
 
 /// `cell` as errors quote it: whole when short, else its first `shown`
 /// bytes, "..." and its length (a 10 MB cell is not echoed); control bytes

@@ -312,6 +312,16 @@ TEST(BlockIds, HashIsXxh64OfTheTextWithSeedZero) {
 }
 #endif
 
+TEST(BlockIds, ANulByteIsNamedAsNotText) {
+  TempDir dir;
+  // Before: "'1\x00' is not an unsigned integer id ...; ids=text reads any text".
+  test::write_text_file(dir / "nul.csv", std::string("time_ns,block_id,bytes\n1,1\0,8\n", 30));
+  EXPECT_INPUT_ERROR(test::read_all(*open_trace(dir / "nul.csv")), "nul.csv:2: a NUL byte at byte 3 of the line",
+                     "not text");
+  test::write_text_file(dir / "nul.txt", std::string("5\n6\0\n", 5));
+  EXPECT_INPUT_ERROR(test::read_all(*open_trace(dir / "nul.txt", "", {{"ids", "text"}})), "nul.txt:2: a NUL byte");
+}
+
 TEST(BlockIds, TxtHexIdsAndTheirRefusal) {
   TempDir dir;
   test::write_text_file(dir / "a.txt", "deadbeef\n");

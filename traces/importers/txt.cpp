@@ -42,6 +42,7 @@ class TxtTraceSource final : public ITraceSource, public IReadPosition {
     std::size_t filled = 0;
     while (filled < out.size() && stream_.read_line(line_)) {
       ++line_number_;
+      trace_text::refuse_nul(line_, stream_.where(), line_number_);
       const std::string_view id_text = trim(line_);
       if (id_text.empty()) continue;
       AccessRecord& r = out[filled];
