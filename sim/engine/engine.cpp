@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/saturating.h"
 #include "sim/cache/tier_session.h"
 #include "sim/core/hash_map.h"
 #include "sim/cache/fast_tier.h"
@@ -862,7 +863,7 @@ void EventEngine::finish(std::uint32_t s, Nanoseconds issue_ns, Nanoseconds done
   latency_.add(latency);
   // Stall is the whole latency of an access that found its data absent
   // (the GPU replay's definition, hw/replay/replay.h), 0 for a hit.
-  if (stalled) windows_[w].counters.stall_ns += latency;
+  if (stalled) windows_[w].counters.stall_ns = saturating_add_nonnegative(windows_[w].counters.stall_ns, latency);
   if (done_ns > last_done_) last_done_ = done_ns;
   if (observer_) observer_->on_access_done(record, done_ns, stalled);
   if (config_.issue == IssueMode::closed && streams_[s].remaining > 0) {

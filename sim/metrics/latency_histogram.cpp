@@ -2,6 +2,7 @@
 #include <bit>
 #include <cmath>
 
+#include "sim/core/saturating.h"
 #include "sim/metrics/metrics.h"
 
 namespace flashsim {
@@ -68,7 +69,7 @@ void AccessCounters::merge(const AccessCounters& o) {
   bytes_prefetched += o.bytes_prefetched;
   evictions += o.evictions;
   bytes_evicted += o.bytes_evicted;
-  stall_ns += o.stall_ns;
+  stall_ns = saturating_add_nonnegative(stall_ns, o.stall_ns);
   prefetches += o.prefetches;
   prefetch_used_timely += o.prefetch_used_timely;
   prefetch_used_late += o.prefetch_used_late;
