@@ -17,6 +17,7 @@ pkgs=(
   parallel slurm-wlm                        # sweeps as shards (docs/sweeps.md; tests run both)
   pybind11-dev python3-dev python3-pandas python3-pytest   # the Python package (python/) and its tests
   python3-venv                              # the project environment .venv (tools/setup.sh)
+  python3-jsonschema chromium libjs-webcomponentsjs-custom-element-v0   # timeline check: schema, Chrome's trace viewer headless (tests/app/timeline_check_test.py)
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -6,6 +6,8 @@
 // Measures the table's three inputs (sim/diagnose/health_table.h), says
 // which row fires and why, and simulates the levers (program_levers.h,
 // results_health.h) so the advice comes with numbers.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -24,6 +26,7 @@
 #include "sim/core/temp_folder.h"
 #include "sim/diagnose/health_table.h"
 #include "sim/diagnose/ncu_l2.h"
+#include "sim/diagnose/ncu_run.h"
 #include "sim/diagnose/pcie_sampler.h"
 #include "sim/diagnose/program_health.h"
 #include "sim/diagnose/program_levers.h"
@@ -46,7 +49,8 @@ struct Options {
   std::string hardware = "h200-calibrated", tier_capacity = "50%", json_out, weight_kernels, ncu = "ncu", ncu_csv,
               keep_trace, step_marker = "flashsim.step", step_kernel;
   std::vector<std::string> thresholds, policies;
-  long long skip = 0, prefetch_distance = 1, ncu_launches = 500, run = -1;
+  long long skip = 0, prefetch_distance = 1, ncu_launches = NcuRunOptions::kDefaultNcuLaunches, run = -1;
+  double counters_timeout_s = NcuRunOptions::kDefaultNcuTimeoutSeconds;
   bool counters = false, no_levers = false;
   unsigned jobs = 0;
 };
@@ -294,25 +298,6 @@ json diagnose_results(const std::string& input, const Options& o, const Hardware
   return j;
 }
 
-/// Runs COMMAND under Nsight Compute; returns its L2 reading.
-NcuL2 run_ncu(const std::vector<std::string>& command, const Options& o, const std::filesystem::path& dir,
-              const std::regex& weight) {
-  const std::filesystem::path csv = dir / "ncu.csv";
-  // Clocks as they are (the GPU's own boost, as the program runs); caches not
-  // flushed between kernels, so a weight left in L2 by the previous kernel counts.
-  std::vector<std::string> argv = {o.ncu, "--csv", "--log-file", csv.string(), "--clock-control", "none",
-                                   "--cache-control", "none", "--metrics", kNcuL2Metrics,
-                                   "--target-processes", "all", "--launch-count", std::to_string(o.ncu_launches),
-                                   "-k", "regex:" + o.weight_kernels};
-  argv.insert(argv.end(), command.begin(), command.end());
-  std::cerr << "flashsim diagnose: running the program again under Nsight Compute (" << o.ncu << ")\n";
-  const capture::LaunchResult r = capture::run_command(argv);
-  if (!r.ok()) throw Error("'" + o.ncu + "' " + r.describe() + " (is Nsight Compute installed? --ncu PATH)");
-  std::ifstream in(csv);
-  if (!in) throw Error(o.ncu + " wrote no " + csv.string());
-  return read_ncu_l2(in, csv.string(), weight);
-}
-
 /// A results folder, or its summary.json (any .json: a summary is the only JSON diagnose reads).
 bool is_results(const std::string& input) {
   std::error_code ec;
@@ -324,7 +309,7 @@ void warn_unused(const CLI::App& app, bool results) {
   const std::vector<const char*> for_programs = {"--tier-capacity", "--policies", "--prefetch-distance",
                                                  "--skip-steps", "--ncu-csv"};
   const std::vector<const char*> for_live = {"--keep-trace", "--step-marker", "--step-kernel", "--ncu",
-                                             "--ncu-launches"};
+                                             "--ncu-launches", "--counters-timeout"};
   std::string unused;
   for (const char* name : for_live) {
     if (app.count(name) > 0) unused += std::string(unused.empty() ? "" : ", ") + name;
@@ -374,7 +359,13 @@ int diagnose_command(int argc, char** argv) {
   app.add_flag("--counters", o.counters, "with a command: run it again under Nsight Compute for the L2 hit rate");
   app.add_option("--ncu", o.ncu, "the Nsight Compute CLI")->capture_default_str();
   app.add_option("--ncu-csv", o.ncu_csv, "read the L2 hit rate from this `ncu --csv` output instead of running ncu");
-  app.add_option("--ncu-launches", o.ncu_launches, "kernel launches ncu profiles (--launch-count)")->capture_default_str();
+  app.add_option("--ncu-launches", o.ncu_launches,
+                 "kernel launches ncu profiles (--launch-count); the default takes about a minute on an offload "
+                 "program (docs/diagnose.md)")
+      ->capture_default_str();
+  app.add_option("--counters-timeout", o.counters_timeout_s,
+                 "seconds the run under Nsight Compute may take before it is ended (0: no limit)")
+      ->capture_default_str();
   app.add_option("--weight-kernels", o.weight_kernels, "regex of the kernels that read weights (ncu's -k regex:)")
       ->capture_default_str();
   app.add_option("--keep-trace", o.keep_trace, "with a command: keep the capture here (.h5)");
@@ -431,6 +422,9 @@ int diagnose_command(int argc, char** argv) {
   if (o.skip < 0) throw InputError("--skip-steps: expected a count >= 0");
   if (o.prefetch_distance < 0) throw InputError("--prefetch-distance: expected a count >= 0");
   if (o.ncu_launches < 1) throw InputError("--ncu-launches: expected a count >= 1");
+  if (!(o.counters_timeout_s >= 0) || o.counters_timeout_s > 7 * 24 * 3600.0) {
+    throw InputError("--counters-timeout: expected seconds in [0, 604800] (0: no limit)");
+  }
   if (std::error_code ec; !o.json_out.empty() && std::filesystem::is_directory(o.json_out, ec)) {
     throw InputError("--json: " + o.json_out + " is a directory, not a file");
   }
@@ -468,7 +462,14 @@ int diagnose_command(int argc, char** argv) {
     std::optional<PcieSummary> pcie;
     if (sampler) pcie = summarise_pcie(sampler->stop());
     if (rc != 0) return rc;
-    if (o.counters && !l2) l2 = run_ncu(command, o, tmp.path(), weight);
+    if (o.counters && !l2) {
+      NcuRunOptions ncu;
+      ncu.ncu = o.ncu;
+      ncu.launches = o.ncu_launches;
+      ncu.timeout_s = o.counters_timeout_s;
+      ncu.weight_kernels = o.weight_kernels;
+      l2 = run_ncu_l2(command, ncu, tmp.path(), weight, std::cerr, isatty(STDERR_FILENO) != 0);
+    }
     j = diagnose_trace(trace, o, hw, l2, pcie, why_not);
     j["command"] = command;
   } else {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <numeric>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
@@ -163,7 +164,15 @@ std::string TraceEvents::json() const {
              ",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":" + std::to_string(tid) + "}}";
     }
   }
-  for (std::size_t e = 0; e < events_.size(); ++e) {
+  // In time order, so that every track (and counter) is monotonic in ts as
+  // streaming consumers want; at one ts the longer slice (the parent) first.
+  std::vector<std::size_t> order(events_.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (events_[a].start_ns != events_[b].start_ns) return events_[a].start_ns < events_[b].start_ns;
+    return events_[a].end_ns > events_[b].end_ns;
+  });
+  for (const std::size_t e : order) {
     const Event& ev = events_[e];
     begin_event();
     out += "{\"ph\":\"";

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -35,6 +36,10 @@ std::filesystem::path find_capture_library(const std::filesystem::path& exe_dir)
 
 std::string LaunchResult::describe() const {
   if (!failure.empty()) return "could not be started: " + failure;
+  if (timed_out) {
+    return "timed out after " + std::to_string(static_cast<long long>(elapsed_s + 0.5)) + " s (ended by signal " +
+           std::to_string(signal) + ")";
+  }
   if (signal != 0) return "was killed by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
   return "exited with status " + std::to_string(exit_code);
 }
@@ -45,7 +50,50 @@ LaunchResult run_with_capture(const std::vector<std::string>& command, const std
   return run_command(command, {"CUDA_INJECTION64_PATH=" + library.string(), "FLASHSIM_CAPTURE_DIR=" + raw_dir.string()});
 }
 
-LaunchResult run_command(const std::vector<std::string>& command, const std::vector<std::string>& extra_env) {
+namespace {
+
+volatile std::sig_atomic_t g_forward_signal = 0;
+extern "C" void remember_signal(int sig) { g_forward_signal = sig; }
+
+/// Waits for `pid` in a polling loop: ticks, the timeout (SIGTERM then
+/// SIGKILL to its group) and forwarding of this process's SIGINT/SIGTERM.
+/// Returns waitpid's status; sets timed_out.
+int wait_limited(pid_t pid, const RunLimits& limits, std::chrono::steady_clock::time_point start, bool& timed_out) {
+  using clock = std::chrono::steady_clock;
+  const auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - start).count(); };
+  double next_tick = limits.tick_s;
+  double killed_at = -1;
+  for (;;) {
+    int status = 0;
+    const pid_t waited = waitpid(pid, &status, WNOHANG);
+    if (waited == pid) return status;
+    if (waited < 0 && errno != EINTR) throw Error(std::string("waitpid: ") + std::strerror(errno));
+    if (const int sig = g_forward_signal; sig != 0) {
+      g_forward_signal = 0;
+      kill(-pid, sig);
+    }
+    const double now = elapsed();
+    if (limits.timeout_s > 0 && now >= limits.timeout_s && killed_at < 0) {
+      timed_out = true;
+      killed_at = now;
+      kill(-pid, SIGTERM);
+    } else if (killed_at >= 0 && now >= killed_at + RunLimits::kGraceSeconds) {
+      kill(-pid, SIGKILL);
+      killed_at = now + 3600;  // once
+    }
+    if (limits.on_tick && now >= next_tick) {
+      limits.on_tick(now);
+      next_tick = now + limits.tick_s;
+    }
+    struct timespec pause {0, 50'000'000};
+    nanosleep(&pause, nullptr);
+  }
+}
+
+}  // namespace
+
+LaunchResult run_command(const std::vector<std::string>& command, const std::vector<std::string>& extra_env,
+                         const RunLimits& limits) {
   if (command.empty()) throw InputError("no command to run (give it after --)");
   // Everything the child needs is prepared before fork: it only execs.
   std::vector<std::string> env_text;
@@ -70,19 +118,24 @@ LaunchResult run_command(const std::vector<std::string>& command, const std::vec
     close(pipe_fds[1]);
     throw Error(std::string("fork: ") + std::strerror(errno));
   }
+  const bool own_group = limits.timeout_s > 0;
   if (pid == 0) {
     close(pipe_fds[0]);
+    if (own_group) setpgid(0, 0);
     execvpe(argv[0], argv.data(), envp.data());
     const int err = errno;
     [[maybe_unused]] const auto n = write(pipe_fds[1], &err, sizeof err);
     _exit(127);
   }
+  const auto start = std::chrono::steady_clock::now();
+  if (own_group) setpgid(pid, pid);  // also here: no race with the child's own call
   close(pipe_fds[1]);
-  struct sigaction ignore {}, old_int{}, old_term{};
-  ignore.sa_handler = SIG_IGN;
-  sigemptyset(&ignore.sa_mask);
-  sigaction(SIGINT, &ignore, &old_int);
-  sigaction(SIGTERM, &ignore, &old_term);
+  struct sigaction handler {}, old_int{}, old_term{};
+  handler.sa_handler = own_group ? remember_signal : SIG_IGN;
+  sigemptyset(&handler.sa_mask);
+  g_forward_signal = 0;
+  sigaction(SIGINT, &handler, &old_int);
+  sigaction(SIGTERM, &handler, &old_term);
   LaunchResult result;
   int exec_errno = 0;
   ssize_t got = 0;
@@ -91,10 +144,21 @@ LaunchResult run_command(const std::vector<std::string>& command, const std::vec
   } while (got < 0 && errno == EINTR);
   close(pipe_fds[0]);
   int status = 0;
-  pid_t waited = 0;
-  do {
-    waited = waitpid(pid, &status, 0);
-  } while (waited < 0 && errno == EINTR);
+  pid_t waited = pid;
+  if (own_group || limits.on_tick) {
+    try {
+      status = wait_limited(pid, limits, start, result.timed_out);
+    } catch (...) {
+      sigaction(SIGINT, &old_int, nullptr);
+      sigaction(SIGTERM, &old_term, nullptr);
+      throw;
+    }
+  } else {
+    do {
+      waited = waitpid(pid, &status, 0);
+    } while (waited < 0 && errno == EINTR);
+  }
+  result.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
   if (got == static_cast<ssize_t>(sizeof exec_errno)) {
