@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
 #include "sim/core/errors.h"
+#include "sim/core/memory_limit.h"
 #include "traces/text_fields.h"
 
 namespace flashsim {
@@ -107,7 +109,8 @@ struct ByteStream::State {
   bool zs_ready = false;
   bool member_open = false;
   std::uint64_t members = 0;  // gzip members begun
-  std::uint64_t decoded = 0;  // decompressed bytes so far (messages)
+  std::uint64_t decoded = 0;  // decompressed bytes so far (messages, limits)
+  DecompressionLimits limits;
   // Text: decompressed bytes staged for the byte-order mark and conversion.
   TextEncoding encoding = TextEncoding::as_is;
   bool detected = false;
@@ -220,7 +223,32 @@ struct ByteStream::State {
       case Compression::gzip: n = decode_gzip(dst, cap); break;
     }
     decoded += n;
+    if (compression != Compression::none && n > 0) check_limits();
     return n;
+  }
+
+  std::uint64_t compressed_consumed() const {
+    return compression == Compression::zstd ? in_offset + in_view.pos : gzip_file_offset();
+  }
+
+  void check_limits() const {
+    const std::uint64_t in_bytes = std::max<std::uint64_t>(1, compressed_consumed());
+    if (limits.max_bytes > 0 && decoded > limits.max_bytes) {
+      throw InputError(where + ": decompresses to more than " + std::to_string(limits.max_bytes) + " bytes (" +
+                       gib_text(static_cast<double>(limits.max_bytes)) + "; " + std::to_string(decoded) + " from " +
+                       std::to_string(in_bytes) +
+                       " compressed): over the cap FLASHSIM_MAX_DECOMPRESSED_BYTES (0 = none)");
+    }
+    if (limits.max_ratio > 0 && decoded >= limits.ratio_floor_bytes &&
+        static_cast<double>(decoded) > limits.max_ratio * static_cast<double>(in_bytes)) {
+      char ratio[32];
+      std::snprintf(ratio, sizeof ratio, "%.0f", static_cast<double>(decoded) / static_cast<double>(in_bytes));
+      throw InputError(where + ": decompresses " + ratio + ":1 (" + std::to_string(decoded) + " bytes from " +
+                       std::to_string(in_bytes) + " compressed), above " +
+                       std::to_string(static_cast<long long>(limits.max_ratio)) +
+                       ":1: a decompression bomb, not a trace (recorded traces compress 5-12:1); if it is one, raise "
+                       "FLASHSIM_MAX_DECOMPRESSION_RATIO (0 = none)");
+    }
   }
 
   // Tops raw up to at least `want` bytes from raw_pos (fewer at the end).
@@ -328,9 +356,34 @@ struct ByteStream::State {
   }
 };
 
+namespace {
+
+double env_number(const char* name, double fallback) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return fallback;
+  char* end = nullptr;
+  const double x = std::strtod(v, &end);
+  if (end == v || *end != '\0' || !(x >= 0) || x > 1.8e19) {
+    throw InputError(std::string(name) + "=" + v + ": expected a number >= 0 (0 = no cap)");
+  }
+  return x;
+}
+
+}  // namespace
+
+DecompressionLimits DecompressionLimits::from_environment() {
+  DecompressionLimits l;
+  l.max_ratio = env_number("FLASHSIM_MAX_DECOMPRESSION_RATIO", l.max_ratio);
+  l.max_bytes = static_cast<std::uint64_t>(env_number("FLASHSIM_MAX_DECOMPRESSED_BYTES", static_cast<double>(l.max_bytes)));
+  return l;
+}
+
+void ByteStream::set_decompression_limits(const DecompressionLimits& limits) { state_->limits = limits; }
+
 ByteStream::ByteStream(std::filesystem::path path, std::size_t buffer_bytes, StreamContent content)
     : state_(std::make_unique<State>()) {
   State& s = *state_;
+  s.limits = DecompressionLimits::from_environment();
   s.path = std::move(path);
   s.where = s.path.string();
   s.content = content;

@@ -51,6 +51,26 @@ bool is_zstd_file(const std::filesystem::path& path);
 /// compression ("a.csv.gz" → "a.csv").
 std::string name_without_compression(const std::filesystem::path& path);
 
+/// Bounds on what a compressed file may decompress to. Streamed readers
+/// hold a buffer, not the data, so these bound time and a bomb's reach
+/// (a reader that keeps what it parses, Kineto's, keeps less than this):
+/// - `max_ratio`: decompressed / compressed bytes, checked once
+///   `ratio_floor_bytes` have come out. gzip cannot pass about 1032:1
+///   (deflate's longest match, RFC 1951 §3.2.5: 258 bytes from 2 bits; 1 GiB
+///   of zeros at gzip -9 is 1030:1); the recorded traces in ../shared/traces
+///   compress 5–12:1 at zstd -19 or gzip -9 (docs/traces.md, "Compressed input").
+/// - `max_bytes`: decompressed bytes in all.
+/// Defaults: 1000:1 after 1 GiB, 1 TiB; FLASHSIM_MAX_DECOMPRESSION_RATIO
+/// and FLASHSIM_MAX_DECOMPRESSED_BYTES (a number, or 0 = no cap) change them.
+struct DecompressionLimits {
+  double max_ratio = 1000;
+  std::uint64_t ratio_floor_bytes = std::uint64_t{1} << 30;
+  std::uint64_t max_bytes = std::uint64_t{1} << 40;
+  /// The defaults with the environment's overrides. Throws InputError naming
+  /// the variable when one is not a number >= 0.
+  static DecompressionLimits from_environment();
+};
+
 /// The text encoding a StreamContent::text stream found (for messages).
 enum class TextEncoding { as_is, utf8_bom, utf16le, utf16be };
 
@@ -84,6 +104,11 @@ class ByteStream {
 
   /// Back to the first byte.
   void rewind();
+
+  /// Replaces the limits (default DecompressionLimits::from_environment());
+  /// read() then throws InputError naming the file, the bytes out and in,
+  /// and the variable to raise when a compressed file passes one.
+  void set_decompression_limits(const DecompressionLimits& limits);
 
   /// Bytes handed out so far (the offset of the next byte), counted after
   /// decompression and, for text, after the byte-order mark and conversion.

@@ -371,3 +371,82 @@ TEST(Utf8Repair, StringsWrittenToHdf5AreValidUtf8) {
 
 }  // namespace
 }  // namespace flashsim
+
+namespace flashsim {
+namespace {
+
+// 8 MiB of one repeated csv line in gzip: about 1000:1, as a bomb is.
+std::filesystem::path repetitive_gzip(const test::TempDir& dir) {
+  std::string text = "time_ns,block_id,bytes\n";
+  while (text.size() < (8u << 20)) text += "0,0,1\n";
+  const auto path = dir / "bomb.csv.gz";
+  test::write_text_file(path, gzip_member(text));
+  return path;
+}
+
+std::string read_all_error(const std::filesystem::path& path, const DecompressionLimits& limits) {
+  ByteStream s(path);
+  s.set_decompression_limits(limits);
+  std::vector<char> buf(1 << 16);
+  try {
+    while (s.read(buf.data(), buf.size()) > 0) {
+    }
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(DecompressionLimits, ARatioAboveTheCapStopsTheStreamNamingFileBytesAndVariable) {
+  TempDir dir;
+  const auto path = repetitive_gzip(dir);
+  const double ratio = (8.0 * (1 << 20)) / static_cast<double>(std::filesystem::file_size(path));
+  ASSERT_GT(ratio, 200);  // what the cap below must catch
+  DecompressionLimits l;
+  l.ratio_floor_bytes = 1 << 20;
+  l.max_ratio = 100;
+  const std::string e = read_all_error(path, l);
+  EXPECT_NE(e.find("bomb.csv.gz: decompresses "), std::string::npos) << e;
+  EXPECT_NE(e.find(":1 ("), std::string::npos) << e;
+  EXPECT_NE(e.find("above 100:1"), std::string::npos) << e;
+  EXPECT_NE(e.find("FLASHSIM_MAX_DECOMPRESSION_RATIO"), std::string::npos) << e;
+  l.max_ratio = 0;  // no cap: read to the end
+  EXPECT_EQ(read_all_error(path, l), "");
+  l.max_ratio = ratio * 2;  // above what it reaches
+  EXPECT_EQ(read_all_error(path, l), "");
+}
+
+TEST(DecompressionLimits, ASizeAboveTheCapStopsTheStream) {
+  TempDir dir;
+  const auto path = repetitive_gzip(dir);
+  DecompressionLimits l;
+  l.max_ratio = 0;
+  l.max_bytes = 4u << 20;
+  const std::string e = read_all_error(path, l);
+  EXPECT_NE(e.find("bomb.csv.gz: decompresses to more than 4194304 bytes (0.00 GiB; "), std::string::npos) << e;
+  EXPECT_NE(e.find("FLASHSIM_MAX_DECOMPRESSED_BYTES"), std::string::npos) << e;
+  l.max_bytes = 16u << 20;
+  EXPECT_EQ(read_all_error(path, l), "");
+}
+
+TEST(DecompressionLimits, ThePlainFileIsNotCappedAndTheDefaultsComeFromTheEnvironment) {
+  TempDir dir;
+  std::string text(4u << 20, 'x');
+  test::write_text_file(dir / "plain.bin", text);
+  DecompressionLimits l;
+  l.ratio_floor_bytes = 1;
+  l.max_ratio = 1;
+  l.max_bytes = 1;
+  EXPECT_EQ(read_all_error(dir / "plain.bin", l), "");
+  const DecompressionLimits d = DecompressionLimits::from_environment();
+  EXPECT_EQ(d.max_ratio, 1000);
+  EXPECT_EQ(d.max_bytes, std::uint64_t{1} << 40);
+  setenv("FLASHSIM_MAX_DECOMPRESSION_RATIO", "5e3", 1);
+  EXPECT_EQ(DecompressionLimits::from_environment().max_ratio, 5000);
+  setenv("FLASHSIM_MAX_DECOMPRESSION_RATIO", "lots", 1);
+  EXPECT_INPUT_ERROR(DecompressionLimits::from_environment(), "FLASHSIM_MAX_DECOMPRESSION_RATIO=lots: expected a number");
+  unsetenv("FLASHSIM_MAX_DECOMPRESSION_RATIO");
+}
+
+}  // namespace
+}  // namespace flashsim
