@@ -49,22 +49,31 @@ std::string ncu_progress_text(std::size_t profiled, long long budget, double ela
 NcuL2 run_ncu_l2(const std::vector<std::string>& command, const NcuRunOptions& options,
                  const std::filesystem::path& dir, const std::regex& weight_kernels, std::ostream& progress,
                  bool progress_is_terminal) {
-  const std::filesystem::path csv = dir / "ncu.csv";
-  std::error_code ec;
-  std::filesystem::remove(csv, ec);  // an earlier run's log would be read as this one's
+  // Two steps, as ncu's manual has them: profile into a report, then print
+  // it as CSV (`--import --csv`). The run is not in CSV mode because only
+  // the plain mode writes a "==PROF== Profiling" line per launch (in CSV
+  // mode only Connected/Disconnected: seen on the H200,
+  // validate/baselines/h200/diagnose/ncu-l2-*.csv), and those lines are
+  // the progress.
+  const std::filesystem::path log_path = dir / "ncu.log", report_stem = dir / "ncu",
+                              report = dir / "ncu.ncu-rep", csv = dir / "ncu.csv";
+  for (const auto& stale : {log_path, report, csv}) {  // an earlier run's would be read as this one's
+    std::error_code ec;
+    std::filesystem::remove(stale, ec);
+  }
   // Clocks as they are (the GPU's own boost, as the program runs); caches not
   // flushed between kernels, so a weight left in L2 by the previous kernel counts.
-  std::vector<std::string> argv = {options.ncu, "--csv", "--log-file", csv.string(), "--clock-control", "none",
-                                   "--cache-control", "none", "--metrics", kNcuL2Metrics,
-                                   "--target-processes", "all", "--launch-count", std::to_string(options.launches),
-                                   "-k", "regex:" + options.weight_kernels};
+  std::vector<std::string> argv = {options.ncu, "--log-file", log_path.string(), "--export", report_stem.string(),
+                                   "--force-overwrite", "--clock-control", "none", "--cache-control", "none",
+                                   "--metrics", kNcuL2Metrics, "--target-processes", "all", "--launch-count",
+                                   std::to_string(options.launches), "-k", "regex:" + options.weight_kernels};
   argv.insert(argv.end(), command.begin(), command.end());
   progress << "flashsim diagnose: running the program again under Nsight Compute (" << options.ncu << "; at most "
            << options.launches << " launches";
   if (options.timeout_s > 0) progress << ", --counters-timeout " << seconds_text(options.timeout_s);
   progress << ")\n" << std::flush;
 
-  NcuLogFollower log(csv);
+  NcuLogFollower log(log_path);
   double last_line_s = 0;
   capture::RunLimits limits;
   limits.timeout_s = options.timeout_s;
@@ -119,8 +128,19 @@ NcuL2 run_ncu_l2(const std::vector<std::string>& command, const NcuRunOptions& o
                 (ncu_errors.empty() ? ": no ==ERROR== from ncu, so the program under it failed (its output is above)"
                                     : ": ncu said:" + ncu_errors));
   }
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(report, ec)) {
+    throw Error("'" + options.ncu + "' ended well but wrote no report " + report.string() +
+                (log.profiled() == 0 ? ": it profiled no launch (do any kernels match --weight-kernels '" +
+                                           options.weight_kernels + "'?)"
+                                     : ""));
+  }
+  const capture::LaunchResult printed =
+      capture::run_command({options.ncu, "--import", report.string(), "--csv", "--page", "details", "--log-file",
+                            csv.string()});
+  if (!printed.ok()) throw Error("'" + options.ncu + " --import " + report.string() + " --csv' " + printed.describe());
   std::ifstream in(csv);
-  if (!in) throw Error(options.ncu + " wrote no " + csv.string());
+  if (!in) throw Error(options.ncu + " --import wrote no " + csv.string());
   return read_ncu_l2(in, csv.string(), weight_kernels);
 }
 

@@ -50,8 +50,9 @@ class NcuLogFollower {
 std::string ncu_progress_text(std::size_t profiled, long long budget, double elapsed_s);
 
 /// Runs `command` under ncu (clocks and caches as they are, the SM-lookup
-/// metrics of kNcuL2Metrics, --target-processes all) with its log in
-/// `dir`/ncu.csv, writing a progress line to `progress` every few seconds
+/// metrics of kNcuL2Metrics, --target-processes all) into a report
+/// `dir`/ncu.ncu-rep with its log in `dir`/ncu.log, then prints the report
+/// as CSV (`ncu --import ... --csv`, `dir`/ncu.csv), writing a progress line to `progress` every few seconds
 /// (on a terminal one line rewritten in place), and reads the result.
 /// Throws Error naming the real cause: ncu not found ("is Nsight Compute
 /// installed? --ncu PATH"), the timeout (what was profiled by then, and

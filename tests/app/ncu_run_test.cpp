@@ -15,22 +15,30 @@
 namespace flashsim::diagnose {
 namespace {
 
-// The stand-in: finds --log-file, then runs BODY with $log set.
-std::string fake_ncu(const test::TempDir& dir, const std::string& body) {
+// The stand-in. The run (`--export R`): RUN with $log and $rep set (it
+// makes the report "$rep.ncu-rep" when it profiled). The print
+// (`--import R --csv`): the CSV of two kernels into $log.
+std::string fake_ncu(const test::TempDir& dir, const std::string& run) {
   const std::filesystem::path p = dir / "ncu";
-  std::ofstream(p) << "#!/bin/sh\n"
-                      "while [ $# -gt 0 ]; do [ \"$1\" = --log-file ] && log=$2; shift; done\n"
-                   << body << "\n";
+  std::ofstream(p)
+      << "#!/bin/sh\n"
+         "import=\n"
+         "while [ $# -gt 0 ]; do\n"
+         "  case $1 in --log-file) log=$2;; --export) rep=$2;; --import) import=$2;; esac; shift\n"
+         "done\n"
+         "if [ -n \"$import\" ]; then\n"
+         "  [ -f \"$import\" ] || exit 9\n"
+         "  printf '\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\\n' > $log\n"
+         "  printf '\"0\",\"ampere_sgemm\",\"lts__t_sectors_srcunit_tex_lookup_hit.sum\",\"sector\",\"300\"\\n' >> $log\n"
+         "  printf '\"0\",\"ampere_sgemm\",\"lts__t_sectors_srcunit_tex_lookup_miss.sum\",\"sector\",\"100\"\\n' >> $log\n"
+         "  printf '\"1\",\"elementwise\",\"lts__t_sectors_srcunit_tex_lookup_hit.sum\",\"sector\",\"5\"\\n' >> $log\n"
+         "  printf '\"1\",\"elementwise\",\"lts__t_sectors_srcunit_tex_lookup_miss.sum\",\"sector\",\"5\"\\n' >> $log\n"
+         "  exit 0\n"
+         "fi\n"
+      << run << "\n";
   chmod(p.c_str(), 0755);
   return p.string();
 }
-
-const char* kCsv =
-    "printf '\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\\n' >> $log\n"
-    "printf '\"0\",\"ampere_sgemm\",\"lts__t_sectors_srcunit_tex_lookup_hit.sum\",\"sector\",\"300\"\\n' >> $log\n"
-    "printf '\"0\",\"ampere_sgemm\",\"lts__t_sectors_srcunit_tex_lookup_miss.sum\",\"sector\",\"100\"\\n' >> $log\n"
-    "printf '\"1\",\"elementwise\",\"lts__t_sectors_srcunit_tex_lookup_hit.sum\",\"sector\",\"5\"\\n' >> $log\n"
-    "printf '\"1\",\"elementwise\",\"lts__t_sectors_srcunit_tex_lookup_miss.sum\",\"sector\",\"5\"\\n' >> $log\n";
 
 std::string error_of(const std::string& ncu, const test::TempDir& dir, double timeout_s, std::string* progress = nullptr) {
   NcuRunOptions o;
@@ -51,9 +59,10 @@ std::string error_of(const std::string& ncu, const test::TempDir& dir, double ti
 
 TEST(NcuRun, ReadsTheResultAndSaysHowFarItGot) {
   test::TempDir dir;
-  const std::string ncu = fake_ncu(dir, std::string("echo '==PROF== Connected to process 1' > $log\n"
-                                                    "for k in 1 2 3; do echo \"==PROF== Profiling \\\"ampere_sgemm\\\": 0%....100% - 9 passes\" >> $log; done\n") +
-                                            kCsv);
+  const std::string ncu = fake_ncu(dir, "echo '==PROF== Connected to process 1' > $log\n"
+                                        "for k in 1 2 3; do echo \"==PROF== Profiling \\\"ampere_sgemm\\\" - $k: 0%....100% - 9 "
+                                        "passes\" >> $log; done\n"
+                                        "touch $rep.ncu-rep\n");
   NcuRunOptions o;
   o.ncu = ncu;
   o.launches = 40;
@@ -114,6 +123,14 @@ TEST(NcuRun, ItsOwnErrorLinesAreQuoted) {
   EXPECT_NE(e.find("ncu said:\n  ==ERROR== ERR_NVGPUCTRPERM"), std::string::npos) << e;
   const std::string quiet = fake_ncu(dir, "exit 3\n");
   EXPECT_NE(error_of(quiet, dir, 0).find("the program under it failed"), std::string::npos);
+}
+
+TEST(NcuRun, NoReportBecauseNothingMatchedSaysSo) {
+  test::TempDir dir;
+  const std::string ncu = fake_ncu(dir, "echo '==PROF== Connected to process 1' > $log\n");
+  const std::string e = error_of(ncu, dir, 0);
+  EXPECT_NE(e.find("ended well but wrote no report"), std::string::npos) << e;
+  EXPECT_NE(e.find("do any kernels match --weight-kernels 'gemm'?"), std::string::npos) << e;
 }
 
 TEST(NcuRun, AMissingNcuAsksWhetherItIsInstalled) {

@@ -6,7 +6,8 @@
 # then with --ncu-launches 25 and 200 (the per-launch cost), and one run cut
 # by --counters-timeout (the message). Everything lands in $OUT.
 # Usage on the device machine, from the repo root:
-#   tools/device/diagnose_counters_h200.sh [PROGRAM ...]   (default: accel_cpu_offload_llama)
+#   [LAUNCHES="default 25 200"] tools/device/diagnose_counters_h200.sh [PROGRAM ...]
+#   (default program: accel_cpu_offload_llama)
 set -u
 export PATH=/usr/local/cuda/bin:$PATH PYTHONUNBUFFERED=1
 start=$(date +%s)
@@ -28,15 +29,16 @@ wall() {  # wall seconds of a command, its output to $1
 for p in "${programs[@]}"; do
   cmd=(python3 validate/programs/$p.py --warmup 1 --steps 6 --repeats 1)
   for k in 1 2 3; do
-    echo "$p uncaptured wall $k: $(wall "$out/$p.uncaptured.$k.txt" "${cmd[@]}" --out "$out/$p.uncaptured.$k.json") s"
+    echo "$p uncaptured wall $k: $(wall /tmp/uncaptured.txt "${cmd[@]}" --out /tmp/uncaptured.json) s"
+    cat /tmp/uncaptured.txt >> "$out/$p.uncaptured.txt"
   done
   stamp "$p uncaptured"
-  for launches in default 25 200; do
+  for launches in ${LAUNCHES:-default 25 200}; do
     extra=(); [ $launches = default ] || extra=(--ncu-launches $launches)
     t=$(wall "$out/$p.diagnose.$launches.txt" timeout 590 "$F" diagnose --skip-steps 2 --no-levers --counters \
         --ncu "$NCU" "${extra[@]}" --json "$out/$p.diagnose.$launches.json" -- "${cmd[@]}")
     echo "$p diagnose --counters ($launches launches): exit $? wall $t s"
-    grep -E "Nsight Compute|L2 hit rate|flashsim diagnose:" "$out/$p.diagnose.$launches.txt" | tail -12
+    grep -E "Nsight Compute|L2 hit rate|flashsim diagnose:" "$out/$p.diagnose.$launches.txt" | tail -14
     stamp "$p $launches"
   done
 done
