@@ -78,8 +78,16 @@ NcuL2 run_ncu_l2(const std::vector<std::string>& command, const NcuRunOptions& o
   capture::RunLimits limits;
   limits.timeout_s = options.timeout_s;
   limits.tick_s = 1.0;
+  // When profiling began (the program's start-up before it is not a cost
+  // per launch) and how many launches were in by then.
+  double first_seen_s = -1;
+  std::size_t first_seen_count = 0;
   limits.on_tick = [&](double elapsed_s) {
     log.poll();
+    if (first_seen_s < 0 && log.profiled() > 0) {
+      first_seen_s = elapsed_s;
+      first_seen_count = log.profiled();
+    }
     const std::string text = ncu_progress_text(log.profiled(), options.launches, elapsed_s);
     if (progress_is_terminal) {
       progress << "\r  Nsight Compute: " << text << "\x1b[K" << std::flush;
@@ -102,18 +110,21 @@ NcuL2 run_ncu_l2(const std::vector<std::string>& command, const NcuRunOptions& o
     throw Error("'" + options.ncu + "' " + r.describe() + " (is Nsight Compute installed? --ncu PATH)");
   }
   if (r.timed_out) {
-    const double per_launch_s = log.profiled() > 0 ? r.elapsed_s / static_cast<double>(log.profiled()) : 0;
     std::string advice = "lower --ncu-launches";
-    if (per_launch_s > 0) {
-      const auto fit = static_cast<long long>(options.timeout_s * 0.8 / per_launch_s);
+    if (first_seen_s >= 0 && log.profiled() > first_seen_count && r.elapsed_s > first_seen_s) {
+      // Launches profiled after the first were seen, over the time since:
+      // the cost per launch, without the start-up before profiling began.
+      const double per_launch_s =
+          (r.elapsed_s - first_seen_s) / static_cast<double>(log.profiled() - first_seen_count);
+      const auto fit = static_cast<long long>(std::max(0.0, options.timeout_s - first_seen_s) * 0.8 / per_launch_s);
       char each[32];
       std::snprintf(each, sizeof each, "%.2f", per_launch_s);
-      advice += std::string(" (about ") + each + " s per launch here: --ncu-launches " +
-                std::to_string(std::max(1LL, fit)) + " fits)";
+      advice += std::string(" (about ") + each + " s per launch here after " + seconds_text(first_seen_s) +
+                " of start-up: --ncu-launches " + std::to_string(std::max(1LL, fit)) + " fits)";
     }
     throw Error("Nsight Compute timed out after " + seconds_text(r.elapsed_s) + " (--counters-timeout " +
                 seconds_text(options.timeout_s) + "), " + profiled +
-                "; ncu writes its CSV only at the end, so there is no L2 reading: " + advice +
+                "; ncu writes its report only when the program ends, so there is no L2 reading: " + advice +
                 ", or raise --counters-timeout (0 = none)" + ncu_errors);
   }
   if (r.signal != 0) {

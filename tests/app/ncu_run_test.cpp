@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "sim/core/errors.h"
@@ -79,16 +80,22 @@ TEST(NcuRun, ReadsTheResultAndSaysHowFarItGot) {
 
 TEST(NcuRun, ATimeoutEndsNcuAndItsChildrenAndSaysWhatToLower) {
   test::TempDir dir;
-  // Two launches profiled, then a child that would run for a minute.
-  const std::string ncu = fake_ncu(dir, "echo '==PROF== Profiling \"gemm\": 0%' > $log\n"
-                                        "echo '==PROF== Profiling \"gemm\": 0%' >> $log\n"
+  // A launch profiled at once, one 1.5 s later, then a child that would
+  // run for a minute.
+  const std::string ncu = fake_ncu(dir, "echo '==PROF== Profiling \"gemm\" - 0: 0%' > $log\n"
+                                        "sleep 1.5\n"
+                                        "echo '==PROF== Profiling \"gemm\" - 1: 0%' >> $log\n"
                                         "sleep 60 & echo $! > " + (dir / "child.pid").string() + "\nwait\n");
   std::string progress;
-  const std::string e = error_of(ncu, dir, 1.0, &progress);
-  EXPECT_NE(e.find("Nsight Compute timed out after 1 s (--counters-timeout 1 s), having profiled 2 of at most 40 "
+  const std::string e = error_of(ncu, dir, 3.0, &progress);
+  EXPECT_NE(e.find("Nsight Compute timed out after 3 s (--counters-timeout 3 s), having profiled 2 of at most 40 "
                    "launches"),
             std::string::npos) << e;
-  EXPECT_NE(e.find("lower --ncu-launches (about"), std::string::npos) << e;
+  // The cost per launch counts from the first launch seen (the tick at 1 s), not from the start.
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(e, m, std::regex("lower --ncu-launches \\(about ([0-9.]+) s per launch"))) << e;
+  EXPECT_NEAR(std::stod(m[1].str()), 2.0, 0.6) << e;  // (3 s - 1 s) / 1 launch, ticks of 1 s apart
+  EXPECT_NE(e.find(" s per launch here after 1 s of start-up: --ncu-launches 1 fits)"), std::string::npos) << e;
   EXPECT_EQ(e.find("installed"), std::string::npos) << e;
   long child = 0;
   std::ifstream(dir / "child.pid") >> child;
