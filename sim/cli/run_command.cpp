@@ -22,6 +22,7 @@
 #include "sim/results/results_table.h"
 #include "sim/results/results_writer.h"
 #include "sim/results/sweep_store.h"
+#include "sim/run/progress.h"
 #include "sim/run/run_limits.h"
 #include "sim/run/scenario_runner.h"
 #include "traces/trace_formats.h"
@@ -228,7 +229,11 @@ void run_document(const ScenarioDocument& document, std::vector<Scenario> resolv
   HostInfo host = HostInfo::current();
   host.jobs = run_options.points.empty() ? 1u : results.host.jobs;
   host.total_wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  const ResultsPaths paths = merge_points(dir, manifest, host);
+  PassProgress merge_progress(options.progress, options.progress_terminal);
+  const ResultsPaths paths =
+      merge_points(dir, manifest, host, [&](const char* pass, std::size_t done, std::size_t total) {
+        merge_progress(pass, done, total);
+      });
   output.keep();
   if (run_options.points.empty()) std::cout << "every sweep point was already finished: results merged from them\n";
   std::cout << "\nresults: " << paths.h5.string() << "\n         " << paths.json.string() << "\n";

@@ -19,6 +19,7 @@
 #include "sim/cli/command_registry.h"
 #include "sim/core/errors.h"
 #include "sim/results/sweep_store.h"
+#include "sim/run/progress.h"
 #include "sim/scenario/scenario_document.h"
 #include "traces/atomic_file.h"
 
@@ -162,7 +163,10 @@ int do_merge(const std::vector<std::string>& args) {
       "shards with --shard K/N) into its results.h5 and summary.json, in point order.",
       "flashsim sweep merge");
   std::string dir;
+  bool no_progress = false;
   app.add_option("dir", dir, "the results folder (it holds sweep.json and points/)")->required();
+  app.add_flag("-q,--quiet,--no-progress", no_progress,
+               "no progress on stderr (sweeps of 1000 points or more; on a terminal one line rewritten in place)");
   if (!parse_command_line(app, args)) return 0;
   const auto start = std::chrono::steady_clock::now();
   const std::optional<SweepManifest> manifest = read_manifest(dir);
@@ -176,7 +180,10 @@ int do_merge(const std::vector<std::string>& args) {
   HostInfo host = HostInfo::current();
   host.jobs = 1;
   host.total_wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const ResultsPaths paths = merge_points(dir, *manifest, host);
+  PassProgress progress(no_progress ? nullptr : &std::cerr, isatty(STDERR_FILENO) != 0);
+  const ResultsPaths paths = merge_points(dir, *manifest, host, [&](const char* pass, std::size_t done, std::size_t total) {
+    progress(pass, done, total);
+  });
   std::cout << "merged " << manifest->points.size() << " sweep point" << (manifest->points.size() == 1 ? "" : "s")
             << " of '" << manifest->scenario_name << "'\nresults: " << paths.h5.string() << "\n         "
             << paths.json.string() << "\n";

@@ -500,14 +500,13 @@ void write_results_h5(const std::filesystem::path& path, const ScenarioResults& 
 }
 
 void merge_results_h5(const std::filesystem::path& path, const ScenarioResults& header,
-                      const std::vector<std::filesystem::path>& point_files) {
+                      const std::vector<std::filesystem::path>& point_files, const std::function<void()>& on_point) {
   QuietHdf5 quiet;
   if (point_files.size() != header.point_labels.size()) {
     throw Error("results.h5: " + std::to_string(point_files.size()) + " point files for " +
                 std::to_string(header.point_labels.size()) + " sweep points");
   }
   Id mem = summary_mem_type();
-  std::vector<Id> sources;
   std::vector<std::unique_ptr<SummaryRows>> rows;
   std::vector<double> wall, rate;
   std::int64_t seed = 0;
@@ -515,8 +514,10 @@ void merge_results_h5(const std::filesystem::path& path, const ScenarioResults& 
   std::size_t total = 0;
   for (std::size_t p = 0; p < point_files.size(); ++p) {
     const std::string what = point_files[p].string();
-    sources.emplace_back(H5Fopen(what.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "open " + what);
-    const hid_t f = sources.back().get();
+    // One point file open at a time: a sweep of more points than the
+    // process may open files (ulimit -n, often 1024) must still merge.
+    Id source(H5Fopen(what.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "open " + what);
+    const hid_t f = source.get();
     rows.push_back(std::make_unique<SummaryRows>(f, mem.get(), what));
     const std::string point_clock = read_attr_string(f, "decision_clock", what);
     const std::string point_engine = read_attr_string(f, "engine", what);
@@ -531,6 +532,7 @@ void merge_results_h5(const std::filesystem::path& path, const ScenarioResults& 
     for (double v : read_doubles(f, "host/wall_seconds", what)) wall.push_back(v);
     for (double v : read_doubles(f, "host/accesses_per_second", what)) rate.push_back(v);
     total += rows.back()->rows();
+    if (on_point) on_point();
   }
   if (wall.size() != total || rate.size() != total) throw Error("results.h5: point files with /host rows missing");
 
@@ -573,10 +575,12 @@ void merge_results_h5(const std::filesystem::path& path, const ScenarioResults& 
     run = 0;
     for (std::size_t p = 0; p < rows.size(); ++p) {
       const std::size_t n = rows[p]->rows();
+      const std::string what = point_files[p].string();
+      Id source(H5Fopen(what.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "open " + what);
       for (std::size_t r = 0; r < n; ++r, ++run) {
         const std::string from = "timeseries/" + timeseries_group_name(r, n);
         const std::string to = timeseries_group_name(run, total);
-        check(H5Ocopy(sources[p].get(), from.c_str(), top.get(), to.c_str(), H5P_DEFAULT, H5P_DEFAULT),
+        check(H5Ocopy(source.get(), from.c_str(), top.get(), to.c_str(), H5P_DEFAULT, H5P_DEFAULT),
               "copy " + from + " of " + point_files[p].string());
         Id g(H5Gopen2(top.get(), to.c_str(), H5P_DEFAULT), H5Gclose, "open timeseries/" + to);
         check(H5Adelete(g.get(), "point"), "relabel timeseries/" + to);
@@ -589,7 +593,7 @@ void merge_results_h5(const std::filesystem::path& path, const ScenarioResults& 
   if (H5Fflush(file.get(), H5F_SCOPE_GLOBAL) < 0) {
     throw Error("results.h5: cannot write " + path.string() + ": " + h5::last_error());
   }
-  rows.clear();  // reclaims the strings read, before the sources close
+  rows.clear();  // reclaims the strings read
   file.close("close " + path.string());
 }
 

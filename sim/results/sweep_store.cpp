@@ -282,7 +282,8 @@ std::vector<std::size_t> missing_points(const std::filesystem::path& dir, const 
   return out;
 }
 
-ResultsPaths merge_points(const std::filesystem::path& dir, const SweepManifest& manifest, const HostInfo& host) {
+ResultsPaths merge_points(const std::filesystem::path& dir, const SweepManifest& manifest, const HostInfo& host,
+                          const MergeProgress& progress) {
   const std::vector<std::size_t> missing = missing_points(dir, manifest);
   if (!missing.empty()) {
     std::string which;
@@ -342,6 +343,7 @@ ResultsPaths merge_points(const std::filesystem::path& dir, const SweepManifest&
       r["run"] = k++;
       host_runs.push_back(std::move(r));
     }
+    if (progress) progress("reading point summaries", p + 1, manifest.points.size());
   }
   merged["results_schema_version"] = kResultsSchemaVersion;
   merged["tool_version"] = manifest.tool_version;
@@ -365,7 +367,12 @@ ResultsPaths merge_points(const std::filesystem::path& dir, const SweepManifest&
   ResultsPaths paths{dir / "results.h5", dir / "summary.json"};
   AtomicFile h5(paths.h5);
   AtomicFile json(paths.json);
-  merge_results_h5(h5.temp_path(), header, files);
+  std::size_t merged_points = 0;
+  std::function<void()> on_point;
+  if (progress) {
+    on_point = [&] { progress("merging point results", ++merged_points, files.size()); };
+  }
+  merge_results_h5(h5.temp_path(), header, files, on_point);
   {
     std::ofstream out(json.temp_path(), std::ios::binary | std::ios::trunc);
     out << dump(merged);

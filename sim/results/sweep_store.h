@@ -14,6 +14,7 @@
 #pragma once
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -112,7 +113,12 @@ std::vector<std::size_t> missing_points(const std::filesystem::path& dir, const 
 /// order; /host and summary.json's host: `host` and the points' wall times),
 /// atomically. Throws InputError naming the missing points (and how to run
 /// them) when some are not finished; Error on a write failure.
-ResultsPaths merge_points(const std::filesystem::path& dir, const SweepManifest& manifest, const HostInfo& host);
+/// `progress`, when set, is called once per point as each of the two passes
+/// finishes it: "reading point summaries", then "merging point results"
+/// (a 900k-point merge takes long enough to need a progress line).
+using MergeProgress = std::function<void(const char* pass, std::size_t done, std::size_t total)>;
+ResultsPaths merge_points(const std::filesystem::path& dir, const SweepManifest& manifest, const HostInfo& host,
+                          const MergeProgress& progress = {});
 
 /// Writes `path` as results.h5 from one results.h5 per sweep point, in order
 /// (each written by write_results_h5 with its runs numbered from 0):
@@ -120,8 +126,10 @@ ResultsPaths merge_points(const std::filesystem::path& dir, const SweepManifest&
 /// /host from `header.host` and the points' per-run wall times. The
 /// simulated datasets equal those write_results_h5 writes for all runs at
 /// once. Throws Error naming the file. (Implemented in results_h5.cpp.)
+/// `on_point`, when set, is called after each point file is read.
 void merge_results_h5(const std::filesystem::path& path, const ScenarioResults& header,
-                      const std::vector<std::filesystem::path>& point_files);
+                      const std::vector<std::filesystem::path>& point_files,
+                      const std::function<void()>& on_point = {});
 
 /// The /scenario dataset (resolved scenarios) of a results.h5. Throws Error.
 std::vector<std::string> read_resolved_scenarios_h5(const std::filesystem::path& path);

@@ -54,6 +54,16 @@ void ProgressReporter::done(const std::string& label) {
                       last);
 }
 
+void PassProgress::operator()(const char* pass, std::size_t done, std::size_t total) {
+  if (out_ == nullptr || total < min_items_) return;
+  if (!reporter_ || pass_ != pass) {
+    reporter_.reset();  // the previous pass's last line is out
+    pass_ = pass;
+    reporter_ = std::make_unique<ProgressReporter>(out_, terminal_, pass_, total);
+  }
+  reporter_->done("point " + std::to_string(done - 1));
+}
+
 void write_progress_line(std::ostream& out, bool terminal, const std::string& line, bool last) {
   if (terminal) {
     out << "\r\x1b[K" << line;

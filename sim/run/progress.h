@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <memory>
 #include <mutex>
 #include <ostream>
 #include <stop_token>
@@ -57,6 +58,25 @@ class ProgressReporter {
   /// `plain_interval` passed without one, so a log shows the sweep is alive
   /// while long runs are in flight. Last member: stopped first.
   std::jthread ticker_;
+};
+
+/// Progress of a step made of passes over the same items (a sweep merge:
+/// "reading point summaries", then "merging point results"): one
+/// ProgressReporter per pass, begun when the pass's first item is done.
+/// Silent when `out` is null or the passes have fewer than `min_items`.
+class PassProgress {
+ public:
+  PassProgress(std::ostream* out, bool terminal, std::size_t min_items = 1000)
+      : out_(out), terminal_(terminal), min_items_(min_items) {}
+  /// Item `done` of `total` of pass `pass` finished (the MergeProgress shape).
+  void operator()(const char* pass, std::size_t done, std::size_t total);
+
+ private:
+  std::ostream* out_;
+  bool terminal_;
+  std::size_t min_items_;
+  std::string pass_;
+  std::unique_ptr<ProgressReporter> reporter_;
 };
 
 }  // namespace flashsim

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "sim/results/results_writer.h"
+#include "sim/results/sweep_store.h"
 #include "sim/run/progress.h"
 #include "sim/run/scenario_runner.h"
 #include "tests/app/app_test_util.h"
@@ -160,6 +161,18 @@ TEST_F(SweepCli, ShardsRunTheirShareAndMergeOrAFullRunCompletesThem) {
   o = test::run_flashsim(dir_.path(), "sweep merge sharded");
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("merged 4 sweep points of 'tiny'"), std::string::npos);
+  expect_equal_to_plain("sharded");
+  // The merge's two passes report every point, in order (the progress of a
+  // large merge, shown by PassProgress from 1000 points).
+  std::vector<std::string> calls;
+  merge_points(dir_ / "sharded", *read_manifest(dir_ / "sharded"), HostInfo::current(),
+               [&](const char* pass, std::size_t done, std::size_t total) {
+                 calls.push_back(std::string(pass) + " " + std::to_string(done) + "/" + std::to_string(total));
+               });
+  EXPECT_EQ(calls, (std::vector<std::string>{"reading point summaries 1/4", "reading point summaries 2/4",
+                                             "reading point summaries 3/4", "reading point summaries 4/4",
+                                             "merging point results 1/4", "merging point results 2/4",
+                                             "merging point results 3/4", "merging point results 4/4"}));
   expect_equal_to_plain("sharded");
 
   // One shard, then the full run: it skips that shard's points.
@@ -408,6 +421,46 @@ TEST_F(SweepCli, SlurmArrayOfTwoShardsEqualsThePlainRun) {
   o = test::run_flashsim(dir_.path(), "sweep merge sl");
   ASSERT_EQ(o.code, 0) << o.err;
   expect_equal_to_plain("sl");
+}
+
+TEST_F(SweepCli, MergesMorePointsThanTheProcessMayOpenFiles) {
+  // 80 points merged under `ulimit -n 40`: the merge used to hold every
+  // point file open and failed at the 40th ("cannot open ..."); a
+  // 900k-point sweep could never merge.
+  test::write_file(dir_ / "t3.csv", "time_ns,block_id,bytes\n0,1,4096\n1,2,4096\n2,1,4096\n");
+  std::string caps;
+  for (int k = 1; k <= 80; ++k) caps += std::string(k > 1 ? ", " : "") + std::to_string(4096 * k) + "B";
+  test::write_file(dir_ / "many.yaml", "name: many\nengine: cache_only\nworkload: {trace: t3.csv}\n"
+                                       "policies: [{impl: lru}]\ncache: {capacity: 4096B}\n"
+                                       "sweep:\n  cache.capacity: [" + caps + "]\noutputs: {dir: many}\n");
+  const auto o = test::run_flashsim(dir_.path(), "run many.yaml --no-progress");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::string merge = "cd '" + dir_.path().string() + "' && ulimit -n 40 && '" + std::string(FLASHSIM_BINARY) +
+                            "' sweep merge many --no-progress > merge.out 2>&1";
+  const int status = std::system(merge.c_str());
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << test::read_file(dir_ / "merge.out");
+  EXPECT_NE(test::read_file(dir_ / "merge.out").find("merged 80 sweep points of 'many'"), std::string::npos)
+      << test::read_file(dir_ / "merge.out");
+}
+
+TEST(SweepProgress, PassesOfAMergeEachGetTheirLinesFromTheThreshold) {
+  std::ostringstream out;
+  {
+    PassProgress progress(&out, false, 3);
+    for (std::size_t k = 1; k <= 4; ++k) progress("reading point summaries", k, 4);
+    for (std::size_t k = 1; k <= 4; ++k) progress("merging point results", k, 4);
+  }
+  const std::string text = out.str();
+  EXPECT_EQ(text.rfind("reading point summaries [1/4] point 0\n", 0), 0u) << text;
+  EXPECT_NE(text.find("reading point summaries [4/4] point 3\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("merging point results [1/4] point 0\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("merging point results [4/4] point 3\n"), std::string::npos) << text;
+  std::ostringstream small;
+  {
+    PassProgress progress(&small, false, 1000);  // the default threshold: a 4-point merge is quiet
+    for (std::size_t k = 1; k <= 4; ++k) progress("reading point summaries", k, 4);
+  }
+  EXPECT_EQ(small.str(), "");
 }
 
 TEST(SweepProgress, PlainLinesWhileRunsAreInFlight) {
