@@ -105,7 +105,7 @@ TEST_P(FuzzReplay, RegressionsAndGrownCorpusAreReadOrRefused) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, FuzzReplay,
-                         ::testing::Values("csv", "oracle_general", "kineto", "hdf5", "scenario"),
+                         ::testing::Values("csv", "oracle_general", "kineto", "hdf5", "scenario", "program"),
                          [](const auto& info) { return std::string(info.param); });
 
 }  // namespace

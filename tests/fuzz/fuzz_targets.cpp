@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,8 @@
 #include <typeinfo>
 
 #include "sim/core/errors.h"
+#include "sim/engine/program_executor.h"
+#include "sim/scenario/hardware_loader.h"
 #include "sim/scenario/scenario_document.h"
 #include "traces/trace_formats.h"
 #include "traces/trace_source.h"
@@ -76,12 +79,35 @@ bool scenario(Input d) {
   });
 }
 
-constexpr std::array<Target, 5> kTargets{{
+// A capture's program (an .h5 of schema 2+) through the execution model,
+// as `flashsim predict` and `engine: program` run it: as recorded, then
+// behind a fast tier of half its bytes. Traces without a program are
+// read and accepted (the hdf5 target covers their records).
+bool program(Input d) {
+  const std::filesystem::path p = write_input(d, ".h5");
+  static const HardwareProfile hw = load_hardware_profile("h200-calibrated");
+  return expect_accept_or_refuse([&] {
+    auto source = open_trace(p, "hdf5");
+    const TraceMeta meta = source->meta();
+    const std::vector<AccessRecord> records = read_all_records(*source);
+    if (!meta.program) return;
+    ExecutorOptions o;
+    run_program(meta, records, hw, o);
+    ByteCount bytes = 0;
+    for (const AccessRecord& r : records) bytes = std::max<ByteCount>(bytes, r.bytes);
+    o.as_recorded = false;
+    o.cache.capacity_bytes = std::max<ByteCount>(1, bytes / 2);
+    run_program(meta, records, hw, o);
+  });
+}
+
+constexpr std::array<Target, 6> kTargets{{
     {"csv", csv},
     {"oracle_general", oracle_general},
     {"kineto", kineto},
     {"hdf5", hdf5},
     {"scenario", scenario},
+    {"program", program},
 }};
 
 }  // namespace

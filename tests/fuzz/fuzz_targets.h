@@ -20,7 +20,7 @@ struct Target {
   bool (*run)(Input data);  ///< true: accepted; false: refused with flashsim's Error
 };
 
-/// csv, oracle_general, kineto, hdf5, scenario.
+/// csv, oracle_general, kineto, hdf5, scenario, program.
 std::span<const Target> targets();
 
 /// The target named `name`; throws std::invalid_argument if none.
