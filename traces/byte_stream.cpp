@@ -84,6 +84,17 @@ std::string name_without_compression(const std::filesystem::path& path) {
   return name;
 }
 
+namespace {
+
+// "1000", "0.5": a ratio cap as given.
+std::string cap_text(double ratio) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", ratio);
+  return b;
+}
+
+}  // namespace
+
 struct ByteStream::State {
   std::filesystem::path path;
   std::string where;
@@ -244,8 +255,7 @@ struct ByteStream::State {
       char ratio[32];
       std::snprintf(ratio, sizeof ratio, "%.0f", static_cast<double>(decoded) / static_cast<double>(in_bytes));
       throw InputError(where + ": decompresses " + ratio + ":1 (" + std::to_string(decoded) + " bytes from " +
-                       std::to_string(in_bytes) + " compressed), above " +
-                       std::to_string(static_cast<long long>(limits.max_ratio)) +
+                       std::to_string(in_bytes) + " compressed), above " + cap_text(limits.max_ratio) +
                        ":1: a decompression bomb, not a trace (recorded traces compress 5-12:1); if it is one, raise "
                        "FLASHSIM_MAX_DECOMPRESSION_RATIO (0 = none)");
     }

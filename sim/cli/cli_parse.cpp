@@ -1,6 +1,8 @@
 #include "sim/cli/cli_parse.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <iostream>
 
 #include "sim/core/errors.h"
@@ -9,24 +11,39 @@ namespace flashsim::cli {
 namespace {
 
 // CLI11 2.1 reads "-1" into an unsigned option as 2^64-1 (a count, a run
-// number, a cap of "no limit"); every unsigned option of every command is
-// refused a negative value here, once.
-void refuse_negative_counts(CLI::App& app) {
-  for (CLI::Option* option : app.get_options()) {
-    if (option->get_type_name() != "UINT") continue;
-    option->check(CLI::Validator(
-        [](std::string& text) -> std::string {
-          const auto first = text.find_first_not_of(" \t");
-          return first != std::string::npos && text[first] == '-' ? "expects a whole number >= 0, not " + text : "";
-        },
-        "", "non-negative"));
+// number, a cap of "no limit"), an empty value ("$UNSET") into any number
+// as 0 (often "no limit"), and a whole number past 64 bits as the largest
+// one. Every numeric option of every command is checked here, once.
+std::string check_number_text(const std::string& type, const std::string& text) {
+  const auto first = text.find_first_not_of(" \t");
+  if (first == std::string::npos) return "expects a number, not an empty value";
+  if (type == "UINT" && text[first] == '-') return "expects a whole number >= 0, not " + text;
+  if (type == "UINT" || type == "INT") {
+    errno = 0;
+    char* end = nullptr;
+    if (type == "UINT") {
+      std::strtoull(text.c_str() + first, &end, 0);
+    } else {
+      std::strtoll(text.c_str() + first, &end, 0);
+    }
+    if (errno == ERANGE) return "expects a whole number of at most 64 bits, not " + text;
   }
-  for (CLI::App* sub : app.get_subcommands({})) refuse_negative_counts(*sub);
+  return "";
+}
+
+void check_numeric_options(CLI::App& app) {
+  for (CLI::Option* option : app.get_options()) {
+    const std::string type = option->get_type_name();
+    if (type != "UINT" && type != "INT" && type != "FLOAT" && type != "NUMBER") continue;
+    option->check(CLI::Validator([type](std::string& text) { return check_number_text(type, text); }, "",
+                                 "a number"));
+  }
+  for (CLI::App* sub : app.get_subcommands({})) check_numeric_options(*sub);
 }
 
 template <class Parse>
 bool parse_with(CLI::App& app, Parse&& parse) {
-  refuse_negative_counts(app);
+  check_numeric_options(app);
   try {
     parse();
     return true;

@@ -444,6 +444,12 @@ int diagnose_command(int argc, char** argv) {
     l2 = read_ncu_l2(in, o.ncu_csv, weight);
   }
   json j;
+  if (!command.empty() && o.counters && !l2 && capture::find_executable(o.ncu).empty()) {
+    // Said now, not after the whole capture run.
+    throw InputError("--ncu " + o.ncu + ": no such executable" +
+                     (o.ncu.find('/') == std::string::npos ? " on PATH" : "") +
+                     " (is Nsight Compute installed? it is usually /usr/local/cuda/bin/ncu)");
+  }
   if (!command.empty()) {
     TempFolder tmp("flashsim-diagnose-");
     const std::string trace = o.keep_trace.empty() ? (tmp.path() / "capture.h5").string() : o.keep_trace;

@@ -116,6 +116,25 @@ TEST(AdviceCli, ANegativeValueOfAnUnsignedOptionIsRefusedNotWrapped) {
   }
 }
 
+TEST(AdviceCli, AnEmptyOrOversizedNumberIsRefusedNotReadAsZeroOrClamped) {
+  test::TempDir dir;
+  // Before: --counters-timeout '' was 0 (no limit, silently), and
+  // --ncu-launches 99999999999999999999 became 2^63-1.
+  for (const char* args : {"diagnose r --counters-timeout ''", "diagnose r --ncu-launches ''",
+                           "timeline r --max-events '' --out t.json"}) {
+    const auto o = test::run_flashsim(dir.path(), args);
+    EXPECT_EQ(o.code, 2) << args;
+    EXPECT_NE(o.err.find("expects a number, not an empty value"), std::string::npos) << args << ": " << o.err;
+  }
+  for (const char* args : {"diagnose r --ncu-launches 99999999999999999999",
+                           "timeline r --run 99999999999999999999 --out t.json"}) {
+    const auto o = test::run_flashsim(dir.path(), args);
+    EXPECT_EQ(o.code, 2) << args;
+    EXPECT_NE(o.err.find("expects a whole number of at most 64 bits, not 99999999999999999999"), std::string::npos)
+        << args << ": " << o.err;
+  }
+}
+
 TEST(AdviceCli, TheQuickFormRefusesAHardwareProfileItWouldIgnore) {
   test::TempDir dir;
   test::write_file(dir / "t.csv", test::cyclic_csv(8, 4, 4096));

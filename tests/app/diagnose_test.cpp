@@ -320,6 +320,10 @@ TEST(DiagnoseCli, BadInputsAreNamed) {
   EXPECT_NE(err(trace + " --skip-steps 100").find("--skip-steps"), std::string::npos);
   EXPECT_NE(err(trace + " --run 1").find("--run applies to a results folder"), std::string::npos);
   EXPECT_NE(err(trace + " --counters").find("--counters needs a command"), std::string::npos);
+  // A missing ncu is said before the capture runs the program, not after.
+  EXPECT_NE(err("--counters --ncu /nonexistent/ncu -- true").find("--ncu /nonexistent/ncu: no such executable"),
+            std::string::npos);
+  EXPECT_NE(err("--counters --ncu no-such-ncu-here -- true").find("no such executable on PATH"), std::string::npos);
   EXPECT_NE(err(trace + " --threshold bogus=1").find("unknown key 'bogus'"), std::string::npos);
   EXPECT_NE(err(trace + " --weight-kernels '('").find("--weight-kernels"), std::string::npos);
   EXPECT_NE(err(trace + " --skip-steps 100").find("leaves none"), std::string::npos);

@@ -90,6 +90,21 @@ def write_open_loop(binary, d):
     return out
 
 
+def write_back_to_back(binary, d):
+    """100 hits of one block, closed loop: each access slice starts where the
+    last ended (134.126 + 0.336 = 134.462 µs is no overlap; a float sum says
+    it is: the checker once refused this)."""
+    with open(os.path.join(d, "h.csv"), "w") as f:
+        f.write("time_ns,block_id,bytes\n")
+        for k in range(100):
+            f.write("%d,0,65536\n" % (k * 1000))
+    run(binary, d, "run", "--trace", "h.csv", "--policies", "lru", "--capacity", "1MiB", "--engine", "event",
+        "--hardware", "h200", "--out", "hits", "--no-progress")
+    out = os.path.join(d, "hits.json")
+    run(binary, d, "timeline", "hits", "--out", out)
+    return out
+
+
 def write_capped(binary, d):
     out = os.path.join(d, "capped.json")
     run(binary, d, "timeline", "sim", "--out", out, "--max-events", "7")
@@ -122,6 +137,7 @@ def checker_refuses_bad_documents():
                                                         {"ph": "s", "pid": 1, "tid": 1, "name": "l", "ts": 20, "id": 7},
                                                         {"ph": "f", "pid": 1, "tid": 1, "name": "l", "ts": 21, "id": 7}]},
         "unnamed thread": {"traceEvents": meta + [dict(x(0, 1), tid=2)]},
+        "overlap by 1 ns": {"traceEvents": meta + [x(134.126, 0.337), x(134.462, 0.336)]},
     }
     for rule, doc in cases.items():
         try:
@@ -129,6 +145,9 @@ def checker_refuses_bad_documents():
         except trace_event_check.CheckError:
             continue
         fail("the checker accepts a document with %s" % rule)
+    abutting = {"traceEvents": meta + [x(134.126, 0.336), x(134.462, 0.336)]}  # ends where the next starts
+    if trace_event_check.check(abutting).slices != {("p", "t"): 2}:
+        fail("the checker miscounts two abutting slices")
     good = {"traceEvents": meta + [{"ph": "B", "pid": 1, "tid": 1, "name": "a", "ts": 0},
                                    {"ph": "s", "pid": 1, "tid": 1, "name": "l", "ts": 1, "id": 7},
                                    {"ph": "E", "pid": 1, "tid": 1, "ts": 2},
@@ -247,7 +266,8 @@ def main():
         return SKIP
     checker_refuses_bad_documents()
     with tempfile.TemporaryDirectory() as d:
-        files = [(make_timeline(binary, d), 19), (write_open_loop(binary, d), None), (write_capped(binary, d), None)]
+        files = [(make_timeline(binary, d), 19), (write_open_loop(binary, d), None), (write_back_to_back(binary, d), None),
+                 (write_capped(binary, d), None)]
         for path, hand_count in files:
             expected = format_check(path, hand_count)
             trace_viewer(path, expected)

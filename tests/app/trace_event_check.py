@@ -44,8 +44,9 @@ class Counts:
         return sum(self.slices.values())
 
     def __repr__(self):
-        return "%d slices on %d threads, %d counter series, %d processes, %d flow arrows" % (
-            self.total_slices(), len(self.slices), len(self.counters), len(self.processes), self.flows)
+        n = len(self.processes)
+        return "%d slices on %d threads, %d counter series, %d process%s, %d flow arrows" % (
+            self.total_slices(), len(self.slices), len(self.counters), n, "" if n == 1 else "es", self.flows)
 
 
 def schema(doc):
@@ -60,6 +61,12 @@ def schema(doc):
         e = errors[0]
         where = "/".join(str(p) for p in e.absolute_path) or "(document)"
         raise CheckError("schema: at %s: %s (%d errors in all)" % (where, e.message, len(errors)))
+
+
+def _ns(us):
+    """A ts or dur (µs, the format's unit) in whole ns: the writer's own
+    unit. Compared as floats, 134.126 + 0.336 ends after 134.462 starts."""
+    return round(us * 1000)
 
 
 def _fail(index, event, rule):
@@ -104,17 +111,17 @@ def semantics(doc):
             name = named(index, e)
             monotonic(("thread",) + thread, index, e, "thread %s" % "/".join(name))
             if ph == "B":
-                open_b[thread].append((e["name"], e["ts"]))
+                open_b[thread].append((e["name"], _ns(e["ts"])))
             elif ph == "E":
                 if not open_b[thread]:
                     _fail(index, e, "E without an open B on its thread")
                 begin_name, begin_ts = open_b[thread].pop()
                 if e.get("name") and e["name"] != begin_name:
                     _fail(index, e, "E named %r closes B %r" % (e["name"], begin_name))
-                spans[thread].append((begin_ts, e["ts"]))
+                spans[thread].append((begin_ts, _ns(e["ts"])))
                 counts.slices[name] += 1
             elif ph == "X":
-                spans[thread].append((e["ts"], e["ts"] + e["dur"]))
+                spans[thread].append((_ns(e["ts"]), _ns(e["ts"]) + _ns(e["dur"])))
                 counts.slices[name] += 1
             else:
                 counts.slices[name] += 1
@@ -168,11 +175,11 @@ def semantics(doc):
             while stack and stack[-1] <= start:
                 stack.pop()
             if stack and end > stack[-1]:
-                raise CheckError("thread %s: slices overlap without nesting: one ends at %r, [%r, %r] starts inside"
+                raise CheckError("thread %s: slices overlap without nesting: one ends at %r ns, [%r, %r] ns starts inside"
                                  % (thread_names[thread], stack[-1], start, end))
             stack.append(end)
     for index, e in flow_points:
-        inside = any(start <= e["ts"] <= end for start, end in spans[(e["pid"], e["tid"])])
+        inside = any(start <= _ns(e["ts"]) <= end for start, end in spans[(e["pid"], e["tid"])])
         if not inside and e.get("bp") != "e":
             _fail(index, e, "flow event outside every slice of its thread (consumers drop it)")
     return counts

@@ -410,6 +410,8 @@ TEST(DecompressionLimits, ARatioAboveTheCapStopsTheStreamNamingFileBytesAndVaria
   EXPECT_NE(e.find(":1 ("), std::string::npos) << e;
   EXPECT_NE(e.find("above 100:1"), std::string::npos) << e;
   EXPECT_NE(e.find("FLASHSIM_MAX_DECOMPRESSION_RATIO"), std::string::npos) << e;
+  l.max_ratio = 0.5;  // shown as given, not rounded to 0
+  EXPECT_NE(read_all_error(path, l).find("above 0.5:1"), std::string::npos);
   l.max_ratio = 0;  // no cap: read to the end
   EXPECT_EQ(read_all_error(path, l), "");
   l.max_ratio = ratio * 2;  // above what it reaches

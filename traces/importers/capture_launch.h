@@ -19,6 +19,11 @@ inline constexpr const char* kCaptureProbeName = "flashsim_capture_probe";
 /// InputError listing the places looked in when none exists.
 std::filesystem::path find_capture_library(const std::filesystem::path& exe_dir);
 
+/// Where `name` would be executed from: itself when it holds a '/', else
+/// the first executable file of that name in $PATH's folders; empty when
+/// none (execvp's search, asked before a long run rather than after it).
+std::filesystem::path find_executable(const std::string& name);
+
 /// How the program ended.
 struct LaunchResult {
   int exit_code = 0;    ///< its exit status, or 128 + signal, or 127 when it could not be started
