@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <optional>
 #include <filesystem>
+#include <functional>
 #include <system_error>
 #include <iostream>
 #include <string>
@@ -230,10 +231,7 @@ void run_document(const ScenarioDocument& document, std::vector<Scenario> resolv
   host.jobs = run_options.points.empty() ? 1u : results.host.jobs;
   host.total_wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   PassProgress merge_progress(options.progress, options.progress_terminal);
-  const ResultsPaths paths =
-      merge_points(dir, manifest, host, [&](const char* pass, std::size_t done, std::size_t total) {
-        merge_progress(pass, done, total);
-      });
+  const ResultsPaths paths = merge_points(dir, manifest, host, std::ref(merge_progress));
   output.keep();
   if (run_options.points.empty()) std::cout << "every sweep point was already finished: results merged from them\n";
   std::cout << "\nresults: " << paths.h5.string() << "\n         " << paths.json.string() << "\n";

@@ -10,6 +10,7 @@
 #include <cctype>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -181,9 +182,7 @@ int do_merge(const std::vector<std::string>& args) {
   host.jobs = 1;
   host.total_wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   PassProgress progress(no_progress ? nullptr : &std::cerr, isatty(STDERR_FILENO) != 0);
-  const ResultsPaths paths = merge_points(dir, *manifest, host, [&](const char* pass, std::size_t done, std::size_t total) {
-    progress(pass, done, total);
-  });
+  const ResultsPaths paths = merge_points(dir, *manifest, host, std::ref(progress));
   std::cout << "merged " << manifest->points.size() << " sweep point" << (manifest->points.size() == 1 ? "" : "s")
             << " of '" << manifest->scenario_name << "'\nresults: " << paths.h5.string() << "\n         "
             << paths.json.string() << "\n";

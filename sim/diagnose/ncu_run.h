@@ -2,8 +2,9 @@
 // diagnose --counters`), bounded and with progress: ncu replays each
 // profiled kernel launch several times (one pass per metric group), so the
 // program slows by a per-launch cost that the launch budget and the
-// timeout bound. Costs measured on the H200: docs/diagnose.md "Cost of
-// --counters" (results/hw/diagnose-counters-h200.txt).
+// timeout bound. Costs measured on two H100 hosts (the lent machine that
+// day): docs/diagnose.md "Cost of --counters",
+// validate/baselines/h100/diagnose-counters/.
 #pragma once
 #include <filesystem>
 #include <fstream>
@@ -21,14 +22,14 @@ struct NcuRunOptions {
   long long launches = kDefaultNcuLaunches;  ///< ncu --launch-count: launches profiled at most
   double timeout_s = kDefaultNcuTimeoutSeconds;  ///< 0 = none
   std::string weight_kernels;     ///< ncu -k regex: (the kernels that read weights)
-  /// Launches profiled per minute before the default budget; from the
-  /// H200 measurement above (docs/diagnose.md).
+  /// 100 launches at 0.21–0.23 s each added 20–25 s to the program's own
+  /// 13–19 s (measured above): the live diagnose took 49 and 65 s.
   static constexpr long long kDefaultNcuLaunches = 100;
   static constexpr double kDefaultNcuTimeoutSeconds = 300;
 };
 
 /// Follows ncu's log file as it grows: one "==PROF== Profiling" line per
-/// profiled launch, "==ERROR==" / "==WARNING==" lines kept for messages.
+/// profiled launch, "==ERROR==" lines kept for messages.
 class NcuLogFollower {
  public:
   explicit NcuLogFollower(std::filesystem::path log) : log_(std::move(log)) {}
@@ -52,8 +53,9 @@ std::string ncu_progress_text(std::size_t profiled, long long budget, double ela
 /// Runs `command` under ncu (clocks and caches as they are, the SM-lookup
 /// metrics of kNcuL2Metrics, --target-processes all) into a report
 /// `dir`/ncu.ncu-rep with its log in `dir`/ncu.log, then prints the report
-/// as CSV (`ncu --import ... --csv`, `dir`/ncu.csv), writing a progress line to `progress` every few seconds
-/// (on a terminal one line rewritten in place), and reads the result.
+/// as CSV (`ncu --import ... --csv`, `dir`/ncu.csv), writing a progress
+/// line to `progress` every 10 s (on a terminal one line rewritten in place
+/// every second), and reads the result.
 /// Throws Error naming the real cause: ncu not found ("is Nsight Compute
 /// installed? --ncu PATH"), the timeout (what was profiled by then, and
 /// what to lower), a signal from outside (Ctrl-C, a scheduler, the OOM

@@ -78,7 +78,8 @@ int wait_limited(pid_t pid, const RunLimits& limits, std::chrono::steady_clock::
   using clock = std::chrono::steady_clock;
   const auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - start).count(); };
   double next_tick = limits.tick_s;
-  double killed_at = -1;
+  double terminated_at = -1;  // when SIGTERM went to the group (-1: not yet)
+  bool killed = false;
   for (;;) {
     int status = 0;
     const pid_t waited = waitpid(pid, &status, WNOHANG);
@@ -89,13 +90,13 @@ int wait_limited(pid_t pid, const RunLimits& limits, std::chrono::steady_clock::
       kill(-pid, sig);
     }
     const double now = elapsed();
-    if (limits.timeout_s > 0 && now >= limits.timeout_s && killed_at < 0) {
+    if (limits.timeout_s > 0 && now >= limits.timeout_s && terminated_at < 0) {
       timed_out = true;
-      killed_at = now;
+      terminated_at = now;
       kill(-pid, SIGTERM);
-    } else if (killed_at >= 0 && now >= killed_at + RunLimits::kGraceSeconds) {
+    } else if (terminated_at >= 0 && !killed && now >= terminated_at + RunLimits::kGraceSeconds) {
+      killed = true;
       kill(-pid, SIGKILL);
-      killed_at = now + 3600;  // once
     }
     if (limits.on_tick && now >= next_tick) {
       limits.on_tick(now);
