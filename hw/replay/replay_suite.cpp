@@ -182,7 +182,7 @@ ReplaySuite replay_scenario(const ScenarioDocument& document, const ReplayOption
   ro.jobs = 1;  // one GPU: runs one after another, in run order
   ro.progress = progress;
   std::size_t run = 0;
-  ro.engine = [&](ITraceSource& trace, const EngineConfig& config, EngineKind) {
+  ro.engine = [&](ITraceSource& trace, const EngineConfig& config, const ComponentChoice&) {
     ReplayOptions o = options;
     if (!log_dir.empty()) {
       std::filesystem::create_directories(log_dir);

@@ -91,7 +91,7 @@ flashsim.register_prefetcher("py_keeper", Keeper, params={"fail": False})
 
 
 def test_misuse_raises_instead_of_crashing():
-    spec = {"name": "k", "engine": "event", "hardware": {"profile": "seed-defaults"},
+    spec = {"name": "k", "engine": {"impl": "event"}, "hardware": {"profile": "seed-defaults"},
             "workload": {"trace": TRACE}, "cache": {"capacity": "50%"},
             "policies": [{"impl": "lru", "prefetch": ["py_keeper"]}]}
     s = flashsim.run(spec).summary
@@ -129,7 +129,7 @@ def test_policy_parameters_reach_the_factory(tmp_path):
     block = np.minimum(rng.integers(0, blocks, n), rng.integers(0, blocks, n))
     df = pd.DataFrame({"time_ns": np.arange(n) * 1000, "block_id": block, "bytes": 4096})
     flashsim.write_trace(df, tmp_path / "t.h5")
-    spec = {"name": "q", "engine": "cache_only", "hardware": {"profile": "seed-defaults"},
+    spec = {"name": "q", "engine": {"impl": "cache_only"},
             "workload": {"trace": str(tmp_path / "t.h5")}, "cache": {"capacity": "20%"},
             "policies": ["fifo", {"impl": "py_queue", "order": "fifo"}, "lru", "py_queue"]}
     s = flashsim.run(spec).summary
@@ -148,7 +148,7 @@ def _gpu_present():
 @pytest.mark.skipif(_gpu_present(), reason="a GPU is present: tests/gpu runs the replay itself")
 def test_replay_without_a_gpu_says_so(tmp_path):
     with pytest.raises(flashsim.Error, match="no CUDA device visible"):
-        flashsim.replay({"name": "r", "engine": "cache_only", "hardware": {"profile": "h200"},
+        flashsim.replay({"name": "r", "engine": {"impl": "event"}, "hardware": {"profile": "h200"},
                          "workload": {"trace": TRACE}, "policies": ["lru"]}, out=tmp_path)
 
 
@@ -170,7 +170,7 @@ flashsim.register_policy("py_keeps_allows", KeepsAllows, params={"returns": "blo
 
 
 def test_policy_misuse_raises_instead_of_crashing():
-    spec = {"name": "a", "engine": "cache_only", "hardware": {"profile": "seed-defaults"},
+    spec = {"name": "a", "engine": {"impl": "cache_only"},
             "workload": {"trace": TRACE}, "cache": {"capacity": "50%"}, "policies": ["py_keeps_allows"]}
     assert flashsim.run(spec).summary.loc[0, "evictions"] > 0
     with pytest.raises(flashsim.Error, match="allows\\(\\) used outside the evict call"):

@@ -15,7 +15,7 @@ TRACE = os.path.join(ROOT, "scenarios", "data", "llama-2048x22.csv")
 
 
 def quick(policies, capacity="50%", **kw):
-    return flashsim.run({"name": "py", "engine": "cache_only", "hardware": {"profile": "seed-defaults"},
+    return flashsim.run({"name": "py", "engine": {"impl": "cache_only"},
                          "workload": {"trace": TRACE}, "cache": {"capacity": capacity}, "policies": policies}, **kw)
 
 
@@ -137,7 +137,7 @@ def test_a_python_policy_runs_in_the_simulator_as_the_cpp_lru(tmp_path):
     df = pd.DataFrame({"time_ns": np.arange(n) * 1000, "block_id": block, "bytes": size[block]})
     trace = tmp_path / "skewed.h5"
     flashsim.write_trace(df, trace)
-    spec = {"name": "py", "engine": "cache_only", "hardware": {"profile": "seed-defaults"},
+    spec = {"name": "py", "engine": {"impl": "cache_only"},
             "workload": {"trace": str(trace)}, "cache": {"capacity": "20%"}, "policies": ["lru", "py_lru"]}
     s = flashsim.run(spec, jobs=2).summary
     assert s.loc[0, "hits"] > 1000

@@ -50,9 +50,12 @@ std::string quick_scenario_yaml(const QuickScenario& q) {
   y << YAML::BeginMap;
   y << YAML::Key << "name" << YAML::Value << stem;
   y << YAML::Key << "description" << YAML::Value << "flashsim run --trace " + q.trace;
-  y << YAML::Key << "engine" << YAML::Value << q.engine;
-  y << YAML::Key << "hardware" << YAML::Value << YAML::BeginMap << YAML::Key << "profile" << YAML::Value
-    << (q.engine == "event" ? q.hardware : std::string("seed-defaults")) << YAML::EndMap;
+  y << YAML::Key << "engine" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "impl" << YAML::Value
+    << q.engine << YAML::EndMap;
+  if (q.engine == "event") {  // the cache-only path has no hardware (engine_section.h refuses the key)
+    y << YAML::Key << "hardware" << YAML::Value << YAML::BeginMap << YAML::Key << "profile" << YAML::Value << q.hardware
+      << YAML::EndMap;
+  }
   y << YAML::Key << "workload" << YAML::Value << YAML::BeginMap << YAML::Key << "trace" << YAML::Value << trace.string();
   if (!q.format.empty()) y << YAML::Key << "format" << YAML::Value << q.format;
   y << YAML::EndMap;

@@ -14,9 +14,14 @@
 
 namespace flashsim {
 
+/// No declarations beyond name, summary and parameters.
+struct NoTraits {};
+
 /// `Interface` is the component kind; `Context` what every factory gets
-/// beside its parameters (e.g. the cache capacity).
-template <class Interface, class Context>
+/// beside its parameters (e.g. the cache capacity); `Traits` what else each
+/// entry declares next to them (an engine's capabilities and statistics,
+/// sim/engine/engine_registry.h), SST's ELI documentation in one place.
+template <class Interface, class Context, class Traits = NoTraits>
 class Registry {
  public:
   using Factory = std::function<std::unique_ptr<Interface>(const ParamValues&, const Context&)>;
@@ -25,6 +30,7 @@ class Registry {
     std::string summary;  ///< one line, with the source (paper) of the algorithm
     std::vector<ParamSpec> params;
     Factory factory;
+    Traits traits{};
   };
 
   static Registry& instance() {

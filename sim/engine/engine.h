@@ -70,10 +70,6 @@ struct EngineConfig {
   /// may be evicted (written back). Either way a request's pages are freed
   /// when its last access completes.
   bool kv_resident = false;
-  /// engine: program only (sim/engine/program_engine.h): the program's host
-  /// buffers as recorded, pinned or pageable, and the steps left out of TPOT.
-  HostMemoryMode host_memory = HostMemoryMode::as_recorded;
-  std::uint64_t skip_steps = 0;
   /// Period of the occupancy-by-kind samples (RunMetrics::occupancy); 0 = none.
   Nanoseconds occupancy_sample_ns = 100'000'000;
 };

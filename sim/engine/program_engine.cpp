@@ -10,18 +10,18 @@
 
 namespace flashsim {
 
-EngineResult run_program_engine(ITraceSource& trace, const EngineConfig& config) {
+EngineResult run_program_engine(ITraceSource& trace, const EngineConfig& config, const ProgramEngineOptions& options) {
   const TraceMeta& meta = trace.meta();
   const std::vector<AccessRecord> records = read_all_records(trace);
   ExecutorOptions o;
-  o.host_memory = config.host_memory;
+  o.host_memory = options.host_memory;
   o.as_recorded = config.cache.eviction.impl == kAsRecordedPolicy;
   o.cache = config.cache;
   const ProgramPrediction p = run_program(meta, records, config.hardware, o);
-  const std::size_t skip = static_cast<std::size_t>(config.skip_steps);
+  const std::size_t skip = static_cast<std::size_t>(options.skip_steps);
   if (p.step_start_ns.size() < skip + 2) {
     throw InputError("trace '" + meta.source + "': " + std::to_string(p.step_start_ns.size()) +
-                     " step marks; workload.skip_steps " + std::to_string(skip) + " leaves fewer than one step");
+                     " step marks; engine.skip_steps " + std::to_string(skip) + " leaves fewer than one step");
   }
   EngineResult r;
   RunMetrics& m = r.metrics;

@@ -46,7 +46,7 @@ using TraceIdentity = std::tuple<std::string, ByteCount, bool>;  // trace_key, g
 
 // Why the bound does not apply to a point's runs; "" when it does.
 std::string not_applicable(const Scenario& s) {
-  if (s.engine == EngineKind::program) return "runs of a captured program (engine: program)";
+  if (s.engine_traits().capabilities.needs_program_trace) return "runs of a captured program (engine: " + s.engine.impl + ")";
   if (s.cache.size_change == SizeChange::hit) return "cache.size_change: hit (the bound counts a size change as a miss)";
   if (!s.cache.pinned.empty()) return "pinned blocks (cache.pin: the bound has the whole tier)";
   return "";

@@ -453,7 +453,7 @@ TimelineSide add_simulator_run(TraceEvents& events, const ResultsRun& r) {
   std::size_t call = 0;
   Nanoseconds covered = 0;
   bool truncated = false;
-  options.engine = [&](ITraceSource& trace, const EngineConfig& config, EngineKind) {
+  options.engine = [&](ITraceSource& trace, const EngineConfig& config, const ComponentChoice&) {
     if (call++ != policy) return EngineResult{};  // another policy of the point: not needed
     Recorder recorder(events, pid, config.hardware);
     EngineResult result;

@@ -158,7 +158,8 @@ ExportedTable write_json_table(const std::string& name, const JsonRows& input, c
       if (it == keys.end()) {
         keys.push_back(key);
         const auto& schema = run_metric_schema();
-        const auto spec = std::find_if(schema.begin(), schema.end(), [&](const RunMetricSpec& m) { return m.name == key; });
+        const std::string& name = key;  // clang 14 captures no structured binding
+        const auto spec = std::find_if(schema.begin(), schema.end(), [&name](const RunMetricSpec& m) { return m.name == name; });
         const bool known = schema_types && spec != schema.end();
         typed.push_back(known);
         columns.push_back({key, known ? spec->type : json_type(value)});

@@ -48,7 +48,7 @@ void check_granularity_memory(const Scenario& scenario, const TraceProvider& tra
 }
 
 void check_window_count(const Scenario& scenario, const TraceProvider& trace) {
-  if (scenario.engine != EngineKind::event || scenario.workload.issue != IssueMode::timestamp) return;
+  if (!scenario.engine_traits().capabilities.time_series || scenario.workload.issue != IssueMode::timestamp) return;
   const Nanoseconds window = scenario.outputs.window_ns;
   if (window <= 0 || trace.generator() != nullptr) return;
   const TraceFootprint f = trace.footprint();

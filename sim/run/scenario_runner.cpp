@@ -13,24 +13,13 @@
 #include <tuple>
 #include <thread>
 
-#include "sim/engine/program_engine.h"
 #include "sim/run/trace_provider.h"
 #include "traces/granularity.h"
 
 namespace flashsim {
 
-EngineResult run_with_engine(ITraceSource& trace, const EngineConfig& config, EngineKind kind) {
-  if (kind == EngineKind::event) return run_engine(trace, config);
-  if (kind == EngineKind::program) return run_program_engine(trace, config);
-  EngineResult r;
-  CacheOnlyTier tier;
-  r.metrics = run_cache_only(trace, config.cache, &tier);
-  r.pinned_bytes = tier.pinned_bytes;
-  r.slot_reserved_peak_bytes = tier.slot_reserved_peak_bytes;
-  r.fragmentation_evictions = tier.fragmentation_evictions;
-  r.components = std::move(tier.components);
-  r.decision_clock = DecisionClock::trace;  // the cache-only path has no clock of its own
-  return r;
+EngineResult run_with_engine(ITraceSource& trace, const EngineConfig& config, const ComponentChoice& engine) {
+  return run_registered_engine(trace, config, engine);
 }
 
 std::vector<Scenario> resolve_points(const ScenarioDocument& document, std::ostream* progress, bool terminal) {
@@ -132,11 +121,11 @@ ScenarioResults run_scenario(const ScenarioDocument& document, std::vector<Scena
   jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, tasks.size()));
   // What can be known before any run is checked before any run.
   // Each check is a pass over the trace: once per trace and what it reads.
-  std::set<std::tuple<const TraceProvider*, ByteCount, std::vector<BlockId>, Nanoseconds, IssueMode, EngineKind>> checked;
+  std::set<std::tuple<const TraceProvider*, ByteCount, std::vector<BlockId>, Nanoseconds, IssueMode, std::string>> checked;
   for (const std::size_t p : chosen) {
     const Scenario& s = scenarios[p];
     if (!checked.emplace(provider_of[p], s.cache.granularity_bytes, s.cache.pinned.blocks, s.outputs.window_ns,
-                         s.workload.issue, s.engine).second) {
+                         s.workload.issue, s.engine.impl).second) {
       continue;
     }
     check_granularity_memory(s, *provider_of[p], jobs, options.max_memory_bytes);
@@ -168,7 +157,7 @@ ScenarioResults run_scenario(const ScenarioDocument& document, std::vector<Scena
       r.policy = s.policies[t.policy].choice.impl;
       r.policy_label = s.policies[t.policy].label();
       r.policy_params = s.policies[t.policy].choice.params;
-      r.engine = s.engine == EngineKind::event ? "event" : s.engine == EngineKind::program ? "program" : "cache_only";
+      r.engine = s.engine.impl;
       r.seed = s.seed;
       r.capacity_text = s.cache.capacity.text;
       r.size_unit = s.cache.ignore_sizes ? "blocks" : "bytes";

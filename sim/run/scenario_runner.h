@@ -13,12 +13,14 @@
 
 namespace flashsim {
 
-/// Replays one run: the engine the scenario chose, on `trace`. Tests may
-/// substitute their own; the default calls run_engine / run_cache_only.
-using EngineFunction = std::function<EngineResult(ITraceSource& trace, const EngineConfig& config, EngineKind kind)>;
+/// Replays one run: the engine the scenario chose (Scenario::engine), on
+/// `trace`. Tests may substitute their own; the default builds the
+/// registered engine (run_registered_engine, sim/engine/engine_registry.h).
+using EngineFunction =
+    std::function<EngineResult(ITraceSource& trace, const EngineConfig& config, const ComponentChoice& engine)>;
 
 /// The default EngineFunction.
-EngineResult run_with_engine(ITraceSource& trace, const EngineConfig& config, EngineKind kind);
+EngineResult run_with_engine(ITraceSource& trace, const EngineConfig& config, const ComponentChoice& engine);
 
 struct RunnerOptions {
   unsigned jobs = 0;                  ///< worker threads; 0 = std::thread::hardware_concurrency()

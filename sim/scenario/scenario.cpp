@@ -66,6 +66,8 @@ std::string PolicyChoice::label() const {
   return out;
 }
 
+const EngineTraits& Scenario::engine_traits() const { return EngineRegistry::instance().find(engine.impl).traits; }
+
 EngineConfig Scenario::engine_config(std::size_t policy_index, ByteCount capacity_bytes) const {
   EngineConfig config;
   config.hardware = hardware;
@@ -78,8 +80,6 @@ EngineConfig Scenario::engine_config(std::size_t policy_index, ByteCount capacit
   config.cache.ignore_sizes = cache.ignore_sizes;
   config.issue = workload.issue;
   config.gap_ns = workload.gap_ns;
-  config.host_memory = workload.host_memory;
-  config.skip_steps = workload.skip_steps;
   config.decision_clock = decision_clock;
   config.window_ns = outputs.window_ns;
   const PolicyChoice& policy = policies.at(policy_index);

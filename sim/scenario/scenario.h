@@ -11,18 +11,12 @@
 
 #include "sim/core/decision_clock.h"
 #include "sim/engine/engine.h"
+#include "sim/engine/engine_registry.h"
 #include "sim/engine/hardware_profile.h"
 #include "sim/scenario/config_tree.h"
 #include "sim/workload/i_workload_generator.h"
 
 namespace flashsim {
-
-/// Which engine replays the trace.
-enum class EngineKind {
-  event,       ///< run_engine: time, links, stalls, latency
-  cache_only,  ///< run_cache_only: hits and bytes only (fast sweeps)
-  program,     ///< run_program_engine: a captured program's execution model (schema 2 traces)
-};
 
 struct WorkloadSpec {
   std::string trace;                  ///< as resolved: absolute path, or "builtin:NAME"
@@ -33,8 +27,6 @@ struct WorkloadSpec {
   std::string format;                 ///< TraceFormatRegistry name: hdf5, csv, oraclegeneral, kineto
   IssueMode issue = IssueMode::closed;
   Nanoseconds gap_ns = 0;             ///< closed loop: compute between accesses when the trace has none
-  HostMemoryMode host_memory = HostMemoryMode::as_recorded;  ///< engine: program: the program's host buffers
-  std::uint64_t skip_steps = 0;       ///< engine: program: warm-up steps left out of TPOT
   std::map<std::string, std::string> import_options;  ///< the format's options, resolved (defaults included)
   // --- generated workloads: `workload: {generator: serving, model: ..., preset: ..., ...}`
   // (docs/workloads.md); then trace = "generator:NAME", format = "generated".
@@ -97,7 +89,9 @@ struct Scenario {
   std::string name;
   std::string description;
   std::string source;                  ///< where the scenario came from (file path or "<builtin:default>")
-  EngineKind engine = EngineKind::event;
+  /// `engine:`: an EngineRegistry name and its parameters, resolved
+  /// (sim/engine/engine_registry.h, sim/scenario/engine_section.h).
+  ComponentChoice engine{"event", {}};
   HardwareProfile hardware;
   WorkloadSpec workload;
   CacheSpec cache;
@@ -112,6 +106,9 @@ struct Scenario {
   bool kv_resident = false;                           ///< `serving.kv_resident`
   Nanoseconds occupancy_sample_ns = 100'000'000;      ///< `serving.occupancy_window`
   ConfigNode resolved;                 ///< the resolved scenario as a tree (to_yaml_text emits it)
+
+  /// What the engine declares (its registry entry's traits).
+  const EngineTraits& engine_traits() const;
 
   /// The EngineConfig of policy `policy_index` at fast-tier capacity `capacity_bytes`.
   EngineConfig engine_config(std::size_t policy_index, ByteCount capacity_bytes) const;

@@ -13,6 +13,7 @@
 #include "sim/scenario/component_parse.h"
 #include "sim/scenario/embedded_files.h"
 #include "sim/scenario/engine_options.h"
+#include "sim/scenario/engine_section.h"
 #include "sim/engine/program_engine.h"
 #include "sim/scenario/generated_workload.h"
 #include "sim/scenario/hardware_loader.h"
@@ -35,8 +36,6 @@ const std::vector<ParamSpec>& top_specs() {
   static const std::vector<ParamSpec> specs = {
       {"name", ParamType::text, "", "scenario name; names the default results folder", -1e300, 1e300, {}},
       {"description", ParamType::text, "", "free text", -1e300, 1e300, {}},
-      {"engine", ParamType::choice, "event", "event: full event engine; cache_only: hits and bytes, no time; program: a captured program's execution model (docs/capture.md)", -1e300,
-       1e300, {"event", "cache_only", "program"}},
       {"decision_clock", ParamType::choice, "trace",
        "clock policies see: the trace's timestamps or the engine's own (sim/core/decision_clock.h)", -1e300, 1e300,
        {"trace", "engine"}},
@@ -55,10 +54,6 @@ const std::vector<ParamSpec>& workload_specs() {
        1e300, {"closed", "timestamp"}},
       {"gap", ParamType::duration, "0ns", "closed loop: compute between accesses when the trace records none", 0, kMaxPerAccessDurationNs,
        {}},
-      {"host_memory", ParamType::choice, "as_recorded",
-       "engine: program: the captured program's host buffers as_recorded, pinned or pageable (a what-if)", -1e300,
-       1e300, {"as_recorded", "pinned", "pageable"}},
-      {"skip_steps", ParamType::integer, "0", "engine: program: warm-up steps left out of TPOT", 0, 1e12, {}},
   };
   return specs;
 }
@@ -91,7 +86,8 @@ WorkloadSpec resolve_workload(const ConfigNode* node, const ConfigNode& root, co
   if (!node) {
     throw_at(root.pos, "", "missing key 'workload' (workload: {trace: FILE} or {generator: serving, model: NAME})");
   }
-  const ParamValues v = resolve_params(*node, "workload", "workload", workload_specs(), {"import"});
+  // host_memory and skip_steps: old places of the program engine's own (engine_section.h).
+  const ParamValues v = resolve_params(*node, "workload", "workload", workload_specs(), {"import", "host_memory", "skip_steps"});
   const ConfigNode* trace_node = node->find("trace");
   if (!trace_node) throw_at(node->pos, "workload", "missing key 'trace' (a trace file, or builtin:NAME)");
   WorkloadSpec w;
@@ -152,11 +148,6 @@ WorkloadSpec resolve_workload(const ConfigNode* node, const ConfigNode& root, co
   resolved.set("format", ConfigNode::make_scalar(w.format));
   resolved.set("issue", ConfigNode::make_scalar(v.text("issue")));
   resolved.set("gap", ConfigNode::make_scalar(v.text("gap")));
-  const std::string host_memory = v.text("host_memory");
-  w.host_memory = host_memory_mode(host_memory);
-  w.skip_steps = static_cast<std::uint64_t>(v.integer("skip_steps"));
-  resolved.set("host_memory", ConfigNode::make_scalar(host_memory));
-  resolved.set("skip_steps", ConfigNode::make_scalar(v.text("skip_steps")));
   resolved.set("import", resolved_node(entry.params, options));
   return w;
 }
@@ -370,8 +361,8 @@ Scenario resolve_scenario_tree(const ConfigNode& tree, const std::filesystem::pa
                                const std::string& default_name, const std::string& source) {
   expect_map(tree, "", false);
   reject_unknown_keys(tree, "", top_level_keys());
-  const std::vector<std::string> sections = {"hardware", "workload", "cache",     "policies", "outputs",
-                                             "sweep",    "prefetch", "bandwidth", "serving"};
+  const std::vector<std::string> sections = {"engine", "hardware", "workload",  "cache",  "policies",
+                                             "outputs", "sweep",   "prefetch", "bandwidth", "serving"};
   const ParamValues top = resolve_params(tree, "", "scenario", top_specs(), sections);
 
   Scenario s;
@@ -385,20 +376,16 @@ Scenario resolve_scenario_tree(const ConfigNode& tree, const std::filesystem::pa
     throw_at(tree.pos, "name", "the scenario's name, '" + to_valid_utf8(s.name) + "' from its file name, is not valid "
                                    "UTF-8 (byte " + std::to_string(bad) + "); set name: in the scenario");
   }
-  s.engine = top.text("engine") == "cache_only" ? EngineKind::cache_only
-             : top.text("engine") == "program"  ? EngineKind::program
-                                                : EngineKind::event;
+  ResolvedComponent engine = resolve_engine_section(tree);
+  s.engine = engine.choice;
+  // Every optional key written is read by the engine, or refused before it is read.
+  const ConfigNode* workload_node = tree.find("workload");
+  check_engine_uses(tree, s.engine.impl, workload_node != nullptr && is_generated_workload(*workload_node));
   s.decision_clock = parse_decision_clock(top.text("decision_clock"));
-  if (s.engine == EngineKind::cache_only && s.decision_clock == DecisionClock::engine) {
-    const ConfigNode* clock = tree.find("decision_clock");
-    throw_at(clock ? clock->pos : tree.pos, "decision_clock",
-             "'engine' needs engine: event (the cache-only replay has no clock of its own)");
-  }
   s.seed = static_cast<std::uint64_t>(top.integer("seed"));
 
   ConfigNode hardware_r, workload_r, cache_r, policies_r;
   s.hardware = resolve_hardware(tree.find("hardware"), base_dir, hardware_r);
-  const ConfigNode* workload_node = tree.find("workload");
   if (workload_node && is_generated_workload(*workload_node)) {  // workload: {generator: ..., model: ...}
     s.workload = resolve_generated_workload(*workload_node, base_dir, s.seed, s.hardware.compute, workload_r);
   } else {
@@ -406,18 +393,6 @@ Scenario resolve_scenario_tree(const ConfigNode& tree, const std::filesystem::pa
   }
   s.cache = resolve_cache(tree.find("cache"), tree, cache_r);
   s.policies = resolve_policies(tree.find("policies"), tree, policies_r);
-  if (s.engine != EngineKind::program && !s.workload.generated &&
-      (s.workload.host_memory != HostMemoryMode::as_recorded || s.workload.skip_steps != 0)) {
-    const ConfigNode* w = tree.find("workload");
-    throw_at(w ? w->pos : tree.pos, "workload",
-             "host_memory and skip_steps apply to engine: program only (a captured program's execution model)");
-  }
-  for (std::size_t i = 0; i < s.policies.size(); ++i) {
-    if (s.policies[i].choice.impl == kAsRecordedPolicy && s.engine != EngineKind::program) {
-      throw_at(tree.find("policies")->items[i].pos, "policies." + std::to_string(i),
-               std::string(kAsRecordedPolicy) + " needs engine: program (a captured program's copies as they ran)");
-    }
-  }
   ConfigNode prefetch_r, bandwidth_r, serving_r;
   s.prefetchers = resolve_prefetch_list(tree.find("prefetch"), "prefetch", prefetch_r);
   const BandwidthOptions bandwidth = resolve_bandwidth_options(tree.find("bandwidth"), bandwidth_r);
@@ -426,26 +401,6 @@ Scenario resolve_scenario_tree(const ConfigNode& tree, const std::filesystem::pa
   const ServingOptions serving = resolve_serving_options(tree.find("serving"), serving_r);
   s.kv_resident = serving.kv_resident;
   s.occupancy_sample_ns = serving.occupancy_sample_ns;
-  if (s.cache.ignore_sizes && s.engine != EngineKind::cache_only) {
-    const ConfigNode* cache = tree.find("cache");
-    const ConfigNode* ig = cache && cache->is_map() ? cache->find("ignore_sizes") : nullptr;
-    throw_at(ig ? ig->pos : tree.pos, "cache.ignore_sizes",
-             "needs engine: cache_only (the event engine moves the blocks' bytes)");
-  }
-  // The cache-only path has no time: what only the event engine models is
-  // refused there rather than silently ignored.
-  if (s.engine == EngineKind::cache_only) {
-    auto refuse = [&](const char* key, const std::string& what) {
-      const ConfigNode* n = tree.find(key);
-      throw_at(n ? n->pos : tree.pos, key, what + " needs engine: event (the cache-only path models no time)");
-    };
-    if (!s.prefetchers.empty()) refuse("prefetch", "prefetch");
-    for (std::size_t i = 0; i < s.policies.size(); ++i) {
-      if (!s.policies[i].prefetchers.empty()) refuse("policies", "policies." + std::to_string(i) + ".prefetch");
-    }
-    if (!s.segment_shares.empty() || s.reservation.enabled) refuse("bandwidth", "bandwidth");
-  }
-
   const ConfigNode empty = ConfigNode::make_map(tree.pos);
   const ConfigNode* outputs = tree.find("outputs");
   const ParamValues out = resolve_params(outputs && !outputs->is_null() ? *outputs : empty, "outputs", "outputs",
@@ -457,7 +412,7 @@ Scenario resolve_scenario_tree(const ConfigNode& tree, const std::filesystem::pa
   r = ConfigNode::make_map();
   r.set("name", ConfigNode::make_scalar(s.name));
   r.set("description", ConfigNode::make_scalar(s.description));
-  r.set("engine", ConfigNode::make_scalar(top.text("engine")));
+  r.set("engine", std::move(engine.resolved));
   r.set("decision_clock", ConfigNode::make_scalar(top.text("decision_clock")));
   r.set("seed", ConfigNode::make_scalar(top.text("seed")));
   r.set("hardware", std::move(hardware_r));
@@ -471,6 +426,7 @@ Scenario resolve_scenario_tree(const ConfigNode& tree, const std::filesystem::pa
   outputs_r.set("dir", ConfigNode::make_scalar(s.outputs.dir));
   outputs_r.set("window", ConfigNode::make_scalar(out.text("window")));
   r.set("outputs", std::move(outputs_r));
+  drop_unused_keys(r, s.engine.impl, s.workload.generated);
   return s;
 }
 

@@ -150,7 +150,7 @@ TEST(ExperimentsTest, MixtralMissRatioCurveHasInclusionAndBeladyBelowLru) {
   ASSERT_EQ(points[0].policies.size(), 3u);
   ASSERT_EQ(points[0].policies[0].label(), "lru");
   ASSERT_EQ(points[0].policies[2].label(), "belady");
-  EXPECT_EQ(points[0].engine, EngineKind::cache_only);
+  EXPECT_EQ(points[0].engine.impl, "cache_only");
   RunnerOptions options;
   options.jobs = 2;
   const ScenarioResults results = run_scenario(doc, options);

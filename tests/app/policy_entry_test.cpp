@@ -19,9 +19,10 @@ using test::write_file;
 class PolicyEntryTest : public ::testing::Test {
  protected:
   void SetUp() override { write_file(dir_ / "trace.csv", test::cyclic_csv(3, 2, 1024)); }
-  Scenario resolve(const std::string& policies) {
-    write_file(dir_ / "s.yaml", std::string("name: t\nhardware: {profile: seed-defaults}\nworkload: {trace: trace.csv}\n"
-                                            "cache: {capacity: 2MiB}\npolicies: ") + policies + "\n");
+  Scenario resolve(const std::string& policies, const std::string& engine = "event") {
+    write_file(dir_ / "s.yaml", "name: t\nengine: {impl: " + engine +
+                                    "}\nhardware: {profile: seed-defaults}\nworkload: {trace: trace.csv}\n"
+                                    "cache: {capacity: 2MiB}\npolicies: " + policies + "\n");
     const ScenarioDocument doc = ScenarioDocument::from_file(dir_ / "s.yaml");
     return doc.resolve(doc.points().front());
   }
@@ -52,7 +53,7 @@ TEST_F(PolicyEntryTest, BadAdmissionIsNamed) {
   EXPECT_NE(error_of<InputError>([&] { resolve("[{impl: lru, admission: [always]}]"); })
                 .find("or an admission policy name"),
             std::string::npos);
-  EXPECT_NE(error_of<InputError>([&] { resolve("[{impl: as_recorded, admission: always}]"); })
+  EXPECT_NE(error_of<InputError>([&] { resolve("[{impl: as_recorded, admission: always}]", "program"); })
                 .find("it takes no parameters, prefetch or admission"),
             std::string::npos);
 }

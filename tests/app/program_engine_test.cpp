@@ -58,7 +58,7 @@ TEST(ProgramEngine, AsRecordedNeedsTheProgramEngineAndAProgram) {
         .resolve(ScenarioDocument::from_file(dir / "s.yaml").points().front());
     ADD_FAILURE() << "as_recorded accepted with the event engine";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("needs engine: program"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("key 'policies.0': engine 'event' does not use the policy as_recorded (used by: program)"), std::string::npos) << e.what();
   }
   // The program engine's workload keys are refused elsewhere, not ignored.
   try {
@@ -67,14 +67,14 @@ TEST(ProgramEngine, AsRecordedNeedsTheProgramEngineAndAProgram) {
         .resolve(ScenarioDocument::from_file(dir / "s.yaml").points().front());
     ADD_FAILURE() << "workload.host_memory accepted with the event engine";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("engine: program only"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("key 'workload.host_memory': engine 'event' has no parameter host_memory (a parameter of engine program"), std::string::npos) << e.what();
   }
   // A schema-1 trace has no program: the run names the trace.
   const std::string v1 = std::string(FLASHSIM_SOURCE_DIR) + "/hw/capture/example/offload_stream.capture.h5";
   RunnerOptions options;
   options.jobs = 1;
   try {
-    run_scenario(ScenarioDocument::from_file(write("name: x\nengine: program\nhardware: {profile: h200-calibrated}\n"
+    run_scenario(ScenarioDocument::from_file(write("name: x\nengine: {impl: program}\nhardware: {profile: h200-calibrated}\n"
                                                    "workload: {trace: " + v1 + "}\ncache: {capacity: 1GiB}\n"
                                                    "policies: [as_recorded]\n")),
                  options);

@@ -79,7 +79,7 @@ const char* kCapacities[] = {"5%", "10%", "25%", "50%"};
 // `policies`, run into dir/res.
 void run_sweep(const test::TempDir& dir, const std::filesystem::path& trace) {
   test::write_file(dir / "s.yaml", "name: llama-sweep\nworkload: {trace: " + trace.string() +
-                                       "}\nengine: cache_only\ncache: {capacity: 10%}\n"
+                                       "}\nengine: {impl: cache_only}\ncache: {capacity: 10%}\n"
                                        "policies: [lru, belady, belady_bypass, gdsf, arc, lecar]\n"
                                        "sweep:\n  cache.capacity: [5%, 10%, 25%, 50%]\n");
   const test::Outcome o = test::run_flashsim(dir.path(), "run s.yaml --out res");

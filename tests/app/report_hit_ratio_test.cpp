@@ -303,7 +303,7 @@ TEST(ReportHitRatio, ReportOfARealRunCarriesTheWindowsOfResultsH5) {
 TEST(ReportHitRatio, CacheOnlyRunsSayTheyHaveNoTimeSeries) {
   test::TempDir dir;
   test::write_file(dir / "t.csv", test::cyclic_csv(8, 4, 64));
-  test::write_file(dir / "s.yaml", "name: cyc\nworkload: {trace: t.csv}\nengine: cache_only\ncache: {capacity: 50%}\n"
+  test::write_file(dir / "s.yaml", "name: cyc\nworkload: {trace: t.csv}\nengine: {impl: cache_only}\ncache: {capacity: 50%}\n"
                                    "policies: [lru]\n");
   test::Outcome o = test::run_flashsim(dir.path(), "run s.yaml --out res");
   ASSERT_EQ(o.code, 0) << o.err;

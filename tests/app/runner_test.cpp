@@ -73,7 +73,7 @@ TEST_F(RunnerTest, GranularitySplitsBlocksIntoPieces) {
   // -> 4 hits of 8, same bytes accessed.
   test::write_file(dir_ / "ab.csv", "time_ns,block_id,bytes,stream_id\n0,1,3000,0\n1,1,3000,0\n2,2,3000,0\n3,2,3000,0\n");
   const std::string scenario =
-      "workload: {trace: ab.csv}\ncache: {capacity: 4096B}\npolicies: [lru]\nengine: cache_only\n"
+      "workload: {trace: ab.csv}\ncache: {capacity: 4096B}\npolicies: [lru]\nengine: {impl: cache_only}\n"
       "sweep: {cache.granularity: [whole, 2KiB]}\n";
   const ScenarioResults r = run_scenario(load(scenario), RunnerOptions{});
   ASSERT_EQ(r.runs.size(), 2u);
@@ -88,7 +88,7 @@ TEST_F(RunnerTest, GranularitySplitsBlocksIntoPieces) {
 
 TEST_F(RunnerTest, EngineClockNeedsTheEventEngine) {
   const ScenarioDocument doc =
-      load("workload: {trace: trace.csv}\ncache: {capacity: 1KiB}\npolicies: [lru]\nengine: cache_only\n"
+      load("workload: {trace: trace.csv}\ncache: {capacity: 1KiB}\npolicies: [lru]\nengine: {impl: cache_only}\n"
            "decision_clock: engine\n");
   const std::string message = error_of<InputError>([&] { doc.resolve(doc.points()[0]); });
   EXPECT_NE(message.find(":5:"), std::string::npos) << message;  // the line of decision_clock
@@ -127,8 +127,12 @@ TEST_F(RunnerTest, CyclicScanAtTwoThirdsOfTheFootprint) {
 }
 
 TEST_F(RunnerTest, CacheOnlyEngineCountsTheSame) {
-  const ScenarioResults r = run_scenario(
-      load(kClosedForm, {parse_override("engine=cache_only"), parse_override("cache.capacity=2000B")}), RunnerOptions{});
+  // The event scenario's hardware and window are not read by cache_only: refused, not ignored.
+  const ScenarioDocument event = load(kClosedForm, {parse_override("engine=cache_only")});
+  EXPECT_THROW(event.resolve(event.points().front()), InputError);
+  const ScenarioResults r = run_scenario(load("name: closed-form\nengine: {impl: cache_only}\nworkload: {trace: trace.csv}\n"
+                                              "cache: {capacity: 2000B}\npolicies: [lru, belady]\n"),
+                                         RunnerOptions{});
   ASSERT_EQ(r.runs.size(), 2u);
   EXPECT_EQ(r.runs[0].engine, "cache_only");
   EXPECT_EQ(r.runs[0].result.metrics.total.hits, 0u);
@@ -145,7 +149,7 @@ TEST_F(RunnerTest, ResultsAreIndependentOfThreadCount) {
       "  cache.capacity: [10%, 50%, 100%]\n"
       "  seed: [1, 2]\n");
   // A stand-in engine whose runs finish in scrambled order.
-  auto engine = [](ITraceSource& trace, const EngineConfig& c, EngineKind) {
+  auto engine = [](ITraceSource& trace, const EngineConfig& c, const ComponentChoice&) {
     EngineResult r;
     std::vector<AccessRecord> buffer(64);
     while (const std::size_t n = trace.read(buffer)) r.metrics.total.accesses += n;
@@ -189,7 +193,7 @@ TEST_F(RunnerTest, TheFirstFailingRunsErrorIsThrown) {
       load("workload: {trace: trace.csv}\ncache: {capacity: 1000B}\npolicies: [lru, fifo, arc]\n");
   RunnerOptions options;
   options.jobs = 3;
-  options.engine = [](ITraceSource&, const EngineConfig& c, EngineKind) -> EngineResult {
+  options.engine = [](ITraceSource&, const EngineConfig& c, const ComponentChoice&) -> EngineResult {
     if (c.cache.eviction.impl != "lru") throw InputError("bad run " + c.cache.eviction.impl);
     return {};
   };
@@ -204,7 +208,7 @@ TEST_F(RunnerTest, EveryPointIsValidatedBeforeAnyRun) {
       "sweep: {policies.0.impl: [lru, nosuch]}\n");
   int runs = 0;
   RunnerOptions options;
-  options.engine = [&](ITraceSource&, const EngineConfig&, EngineKind) {
+  options.engine = [&](ITraceSource&, const EngineConfig&, const ComponentChoice&) {
     ++runs;
     return EngineResult{};
   };

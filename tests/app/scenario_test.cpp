@@ -80,7 +80,7 @@ TEST_F(ScenarioTest, PercentCapacityIsAShareOfTheFootprint) {
 TEST_F(ScenarioTest, DefaultsAreFilledIn) {
   const Scenario s = resolve(kBase);
   EXPECT_EQ(s.name, "t");
-  EXPECT_EQ(s.engine, EngineKind::event);
+  EXPECT_EQ(s.engine.impl, "event");
   EXPECT_EQ(s.decision_clock, DecisionClock::trace);
   EXPECT_EQ(s.seed, 1u);
   EXPECT_EQ(s.outputs.dir, "flashsim-results/t");
@@ -400,7 +400,7 @@ class SizeKeysTest : public ::testing::Test {
  protected:
   /// The error resolving a cache-only scenario whose `cache` map holds `cache`.
   std::string error_for(const std::string& cache) {
-    return resolve_error(dir_.path(), "name: t\nengine: cache_only\nworkload: {trace: trace.csv}\ncache: {" + cache +
+    return resolve_error(dir_.path(), "name: t\nengine: {impl: cache_only}\nworkload: {trace: trace.csv}\ncache: {" + cache +
                                           "}\npolicies: [lru]\n");
   }
   test::TempDir dir_;
@@ -467,12 +467,13 @@ TEST(ScenarioText, NameMustBeUtf8) {
 TEST(CacheOnlyEngine, RefusesEventOnlyKeysAndReportsTheTier) {
   test::TempDir dir;
   auto error = [&](const std::string& extra) {
-    return resolve_error(dir.path(), "name: t\nengine: cache_only\nworkload: {trace: trace.csv}\n"
+    return resolve_error(dir.path(), "name: t\nengine: {impl: cache_only}\nworkload: {trace: trace.csv}\n"
                                      "cache: {capacity: 1MiB}\npolicies: [lru]\n" + extra);
   };
   EXPECT_EQ(error(""), "");
   EXPECT_NE(error("prefetch: [{impl: lookahead}]\n").find("s.yaml:6:"), std::string::npos);
-  EXPECT_NE(error("prefetch: [{impl: lookahead}]\n").find("needs engine: event"), std::string::npos);
+  EXPECT_NE(error("prefetch: [{impl: lookahead}]\n").find("key 'prefetch': engine 'cache_only' does not use it (used by: event)"),
+            std::string::npos);
 
   TraceMeta meta;
   meta.source = "pins";
@@ -487,7 +488,7 @@ TEST(CacheOnlyEngine, RefusesEventOnlyKeysAndReportsTheTier) {
   EngineConfig config;
   config.cache.capacity_bytes = 300;
   config.cache.pinned.blocks = {0};
-  const EngineResult r = run_with_engine(trace, config, EngineKind::cache_only);
+  const EngineResult r = run_with_engine(trace, config, ComponentChoice{"cache_only", {}});
   EXPECT_EQ(r.pinned_bytes, 100u);
   EXPECT_EQ(r.slot_reserved_peak_bytes, 300u);
   EXPECT_EQ(r.metrics.total.hits, 3u);

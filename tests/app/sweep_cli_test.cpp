@@ -36,7 +36,7 @@ const std::string kTrace = std::string(FLASHSIM_SOURCE_DIR) + "/scenarios/data/l
 std::string scenario_yaml() {
   return "name: tiny\n"
          "workload:\n  trace: " + kTrace + "\n"
-         "engine: cache_only\n"
+         "engine: {impl: cache_only}\n"
          "cache:\n  capacity: 10%\n"
          "policies:\n  - impl: lru\n  - impl: belady_bypass\n"
          "sweep:\n  cache.capacity: [10%, 20%, 30%, 50%]\n";
@@ -430,7 +430,7 @@ TEST_F(SweepCli, MergesMorePointsThanTheProcessMayOpenFiles) {
   test::write_file(dir_ / "t3.csv", "time_ns,block_id,bytes\n0,1,4096\n1,2,4096\n2,1,4096\n");
   std::string caps;
   for (int k = 1; k <= 80; ++k) caps += std::string(k > 1 ? ", " : "") + std::to_string(4096 * k) + "B";
-  test::write_file(dir_ / "many.yaml", "name: many\nengine: cache_only\nworkload: {trace: t3.csv}\n"
+  test::write_file(dir_ / "many.yaml", "name: many\nengine: {impl: cache_only}\nworkload: {trace: t3.csv}\n"
                                        "policies: [{impl: lru}]\ncache: {capacity: 4096B}\n"
                                        "sweep:\n  cache.capacity: [" + caps + "]\noutputs: {dir: many}\n");
   const auto o = test::run_flashsim(dir_.path(), "run many.yaml --no-progress");

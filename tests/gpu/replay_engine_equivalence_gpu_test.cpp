@@ -58,7 +58,7 @@ std::vector<Pair> run_both(const std::string& yaml, const hw::ReplayOptions& opt
   std::vector<Pair> out;
   RunnerOptions ro;
   ro.jobs = 1;
-  ro.engine = [&](ITraceSource& trace, const EngineConfig& config, EngineKind) {
+  ro.engine = [&](ITraceSource& trace, const EngineConfig& config, const ComponentChoice&) {
     Pair p;
     trace.rewind();
     const std::size_t first = test::recorded().size();

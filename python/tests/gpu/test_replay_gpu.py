@@ -39,7 +39,7 @@ def test_python_policy_replays_as_the_cpp_lru(tmp_path):
     size = (1 + rng.integers(0, 16, blocks)) * 65536
     df = pd.DataFrame({"time_ns": np.arange(n) * 1000, "block_id": block, "bytes": size[block]})
     flashsim.write_trace(df, tmp_path / "skewed.h5")
-    spec = {"name": "pyreplay", "engine": "cache_only", "hardware": {"profile": "h200"},
+    spec = {"name": "pyreplay", "engine": {"impl": "event"}, "hardware": {"profile": "h200"},
             "workload": {"trace": str(tmp_path / "skewed.h5")}, "cache": {"capacity": "20%"},
             "policies": ["lru", "py_lru_gpu"]}
     hw = flashsim.replay(spec, out=tmp_path / "replay", nvml=False, access_log=False)
