@@ -1,0 +1,164 @@
+// Engines as registered components (sim/engine/engine_registry.h): a new
+// engine is one class and one registration line (the test's own below);
+// every optional scenario key is read by its engine or refused, naming the
+// engines that read it; the old spellings still resolve, with a note.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "sim/core/warnings.h"
+#include "sim/engine/engine_registry.h"
+#include "sim/results/metric_schema.h"
+#include "sim/run/scenario_runner.h"
+#include "sim/scenario/engine_section.h"
+#include "tests/app/app_test_util.h"
+#include "tests/support/temp_dir.h"
+
+namespace flashsim {
+namespace {
+
+// A tiny engine: reports the hits its parameter says, reads nothing optional.
+class ConstantEngine final : public IEngine {
+ public:
+  explicit ConstantEngine(std::uint64_t hits) : hits_(hits) {}
+  EngineResult run(ITraceSource&, const EngineConfig&) override {
+    EngineResult r;
+    r.metrics.total.hits = hits_;
+    return r;
+  }
+
+ private:
+  std::uint64_t hits_;
+};
+
+FLASHSIM_REGISTER(EngineRegistry,
+                  (EngineRegistry::Entry{"test_constant", "a test's engine: a constant hit count",
+                                         {{"hits", ParamType::integer, "0", "hits to report", 0, 1e12, {}}},
+                                         [](const ParamValues& v, const EngineContext&) -> std::unique_ptr<IEngine> {
+                                           return std::make_unique<ConstantEngine>(static_cast<std::uint64_t>(v.integer("hits")));
+                                         },
+                                         {}}));
+
+// Resolves s.yaml (beside a small trace.csv) at its first point: the error, or "".
+std::string resolve_error(const std::filesystem::path& dir, const std::string& text) {
+  test::write_file(dir / "trace.csv", test::cyclic_csv(3, 2, 1024));
+  test::write_file(dir / "s.yaml", text);
+  try {
+    const ScenarioDocument doc = ScenarioDocument::from_file(dir / "s.yaml", {});
+    (void)doc.resolve(doc.points().front());
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Where each optional key goes in the scenario below, and a value that asks for something.
+struct Snippet {
+  std::string top, workload, cache, policies = "lru";
+};
+const std::map<std::string, Snippet>& snippets() {
+  static const std::map<std::string, Snippet> s = {
+      {"hardware", {"hardware: {profile: seed-defaults}\n", "", ""}},
+      {"workload.issue", {"", ", issue: timestamp", ""}},
+      {"workload.gap", {"", ", gap: 1us", ""}},
+      {"decision_clock", {"decision_clock: engine\n", "", ""}},
+      {"prefetch", {"prefetch: [lookahead]\n", "", ""}},
+      {"policies.prefetch", {"", "", "", "{impl: lru, prefetch: [lookahead]}"}},
+      {"policies.admission", {"", "", "", "{impl: lru, admission: doorkeeper}"}},
+      {"policies.as_recorded", {"", "", "", "as_recorded"}},
+      {"bandwidth", {"bandwidth: {reservation: {enabled: true}}\n", "", ""}},
+      {"serving", {"serving: {kv_resident: true}\n", "", ""}},
+      {"outputs.window", {"outputs: {window: 1ms}\n", "", ""}},
+      {"cache.granularity", {"", "", ", granularity: 512B"}},
+      {"cache.allocator", {"", "", ", allocator: bytes"}},
+      {"cache.pin", {"", "", ", pin: {blocks: [0]}"}},
+      {"cache.size_change", {"", "", ", size_change: hit"}},
+      {"cache.ignore_sizes", {"", "", ", ignore_sizes: true"}},
+  };
+  return s;
+}
+
+std::string scenario(const std::string& engine, const Snippet& s) {
+  return "name: t\nengine: {impl: " + engine + "}\n" + s.top + "workload: {trace: trace.csv" + s.workload +
+         "}\ncache: {capacity: 50%" + s.cache + "}\npolicies: [" + s.policies + "]\n";
+}
+
+bool declares(const EngineRegistry::Entry& e, const std::string& key) {
+  for (const auto& u : e.traits.uses) {
+    if (u == key) return true;
+  }
+  return false;
+}
+
+TEST(EngineRegistry, EveryOptionalKeyIsReadByItsEngineOrRefusedNamingTheEnginesThatReadIt) {
+  test::TempDir dir;
+  ASSERT_EQ(snippets().size(), scenario_feature_keys().size());
+  for (const std::string& key : scenario_feature_keys()) {
+    ASSERT_TRUE(snippets().count(key)) << key;
+    std::string readers;
+    for (const auto* e : EngineRegistry::instance().entries()) {
+      if (declares(*e, key)) readers += (readers.empty() ? "" : ", ") + e->name;
+    }
+    EXPECT_FALSE(readers.empty()) << key << " is read by no engine";
+    for (const auto* e : EngineRegistry::instance().entries()) {
+      const std::string error = resolve_error(dir.path(), scenario(e->name, snippets().at(key)));
+      const std::string refusal = "engine '" + e->name + "' does not use";
+      if (declares(*e, key)) {
+        EXPECT_EQ(error.find(refusal), std::string::npos) << e->name << " reads " << key << ": " << error;
+      } else {
+        EXPECT_NE(error.find(refusal), std::string::npos) << e->name << " and " << key << ": " << error;
+        EXPECT_NE(error.find("(used by: " + readers + ")"), std::string::npos) << error;
+        EXPECT_NE(error.find("s.yaml:"), std::string::npos) << error;  // file and line
+      }
+    }
+  }
+}
+
+TEST(EngineRegistry, ATestEngineIsOneRegistrationAndTakesItsOwnParameters) {
+  test::TempDir dir;
+  test::write_file(dir / "trace.csv", test::cyclic_csv(3, 2, 1024));
+  test::write_file(dir / "s.yaml", "name: t\nengine: {impl: test_constant, hits: 7}\nworkload: {trace: trace.csv}\n"
+                                   "cache: {capacity: 50%}\npolicies: [lru, fifo]\n");
+  const ScenarioResults r = run_scenario(ScenarioDocument::from_file(dir / "s.yaml", {}), RunnerOptions{});
+  ASSERT_EQ(r.runs.size(), 2u);
+  EXPECT_EQ(r.runs[1].engine, "test_constant");
+  EXPECT_EQ(r.runs[1].result.metrics.total.hits, 7u);
+  EXPECT_NE(r.resolved_texts[0].find("hits: 7"), std::string::npos) << r.resolved_texts[0];
+  EXPECT_NE(resolve_error(dir.path(), "name: t\nengine: {impl: test_constant, hit: 7}\nworkload: {trace: trace.csv}\n"
+                                      "cache: {capacity: 50%}\npolicies: [lru]\n")
+                .find("did you mean 'hits'"),
+            std::string::npos);
+}
+
+TEST(EngineRegistry, OldSpellingsResolveWithANote) {
+  test::TempDir dir;
+  std::string notes;
+  const WarningSink previous = set_warning_sink([&](const std::string& m) { notes += m + "\n"; });
+  EXPECT_EQ(resolve_error(dir.path(), "name: t\nengine: cache_only\nworkload: {trace: trace.csv}\ncache: {capacity: 50%}\n"
+                                      "policies: [lru]\n"),
+            "");
+  EXPECT_NE(notes.find("`engine: cache_only` is the old spelling; write `engine: {impl: cache_only}`"), std::string::npos)
+      << notes;
+  // workload.skip_steps moved under engine: read from its old place, or refused when given twice.
+  EXPECT_EQ(resolve_error(dir.path(), "name: t\nengine: program\nworkload: {trace: trace.csv, skip_steps: 2}\n"
+                                      "cache: {capacity: 50%}\npolicies: [lru]\n"),
+            "");
+  EXPECT_NE(notes.find("key 'workload.skip_steps' moved under its engine; write `engine: {impl: program, skip_steps: 2}`"),
+            std::string::npos)
+      << notes;
+  EXPECT_NE(resolve_error(dir.path(), "name: t\nengine: {impl: program, skip_steps: 1}\nworkload: {trace: trace.csv, "
+                                      "skip_steps: 2}\ncache: {capacity: 50%}\npolicies: [lru]\n")
+                .find("given twice"),
+            std::string::npos);
+  set_warning_sink(previous);
+}
+
+TEST(EngineRegistry, DeclaredStatisticsAreMetricsOfTheSchema) {
+  for (const auto* e : EngineRegistry::instance().entries()) {
+    for (const auto& s : e->traits.statistics) EXPECT_NO_THROW((void)metric_spec(s)) << e->name << ": " << s;
+  }
+}
+
+}  // namespace
+}  // namespace flashsim
