@@ -1,6 +1,7 @@
 // flashsim policies [NAME] [--all]: the registered eviction policies and
 // their declared parameters (type, default, range, doc), as SST's sst-info
 // lists components. --all adds slot allocators and trace formats.
+#include "sim/engine/engine_registry.h"
 #include <iostream>
 #include <limits>
 #include <sstream>
@@ -42,6 +43,13 @@ int policies_command(int argc, char** argv) {
   if (all) {
     list_registry(std::cout, "slot allocators (cache.allocator)", SlotAllocatorRegistry::instance(), "");
     list_registry(std::cout, "trace formats (workload.format, options under workload.import)", TraceFormatRegistry::instance(), "");
+    list_registry(std::cout, "engines (engine: {impl: NAME, ...})", EngineRegistry::instance(), "");
+    std::cout << "\n  optional scenario keys each engine reads (any other is refused):\n";
+    for (const auto* e : EngineRegistry::instance().entries()) {
+      std::string keys;
+      for (const auto& u : e->traits.uses) keys += (keys.empty() ? "" : ", ") + u;
+      std::cout << "      " << e->name << ": " << (keys.empty() ? "none" : keys) << "\n";
+    }
   }
   return 0;
 }
