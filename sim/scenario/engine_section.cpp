@@ -112,7 +112,7 @@ ResolvedComponent resolve_engine_section(const ConfigNode& tree) {
   const ConfigNode& given = node != nullptr && !node->is_null() ? *node : absent;
   ConfigNode engine = given;
   if (given.is_scalar()) {
-    if (node != nullptr && !node->is_null()) {
+    if (node != nullptr && !node->is_null() && EngineRegistry::instance().has(node->scalar)) {  // else refused below
       warn(node->pos.describe() + ": key 'engine': `engine: " + node->scalar + "` is the old spelling; write `engine: {impl: " +
            node->scalar + "}` (its parameters go beside impl)");
     }
