@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/core/errors.h"
+#include "sim/scenario/scenario_document.h"
 
 namespace flashsim::test {
 
@@ -76,5 +77,19 @@ inline Outcome run_flashsim(const std::filesystem::path& cwd, const std::string&
   return o;
 }
 #endif
+
+/// Writes `text` as s.yaml in `dir` beside a small trace.csv and resolves its
+/// first sweep point: the error's message, or "" when it resolves.
+inline std::string resolve_error(const std::filesystem::path& dir, const std::string& text) {
+  write_file(dir / "trace.csv", cyclic_csv(3, 2, 1024));
+  write_file(dir / "s.yaml", text);
+  try {
+    const ScenarioDocument doc = ScenarioDocument::from_file(dir / "s.yaml", {});
+    (void)doc.resolve(doc.points().front());
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
 
 }  // namespace flashsim::test

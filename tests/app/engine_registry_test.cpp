@@ -40,18 +40,7 @@ FLASHSIM_REGISTER(EngineRegistry,
                                          },
                                          {}}));
 
-// Resolves s.yaml (beside a small trace.csv) at its first point: the error, or "".
-std::string resolve_error(const std::filesystem::path& dir, const std::string& text) {
-  test::write_file(dir / "trace.csv", test::cyclic_csv(3, 2, 1024));
-  test::write_file(dir / "s.yaml", text);
-  try {
-    const ScenarioDocument doc = ScenarioDocument::from_file(dir / "s.yaml", {});
-    (void)doc.resolve(doc.points().front());
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::resolve_error;
 
 // Where each optional key goes in the scenario below, and a value that asks for something.
 struct Snippet {

@@ -382,19 +382,7 @@ TEST_F(ScenarioTest, OverrideErrorsNameTheOption) {
 namespace flashsim {
 namespace {
 
-/// Writes `text` as s.yaml in `dir` beside a small trace.csv and resolves its
-/// first sweep point: the error's message, or "" when it resolves.
-std::string resolve_error(const std::filesystem::path& dir, const std::string& text) {
-  test::write_file(dir / "trace.csv", test::cyclic_csv(3, 2, 1024));
-  test::write_file(dir / "s.yaml", text);
-  try {
-    const ScenarioDocument doc = ScenarioDocument::from_file(dir / "s.yaml", {});
-    (void)doc.resolve(doc.points().front());
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::resolve_error;
 
 class SizeKeysTest : public ::testing::Test {
  protected:
