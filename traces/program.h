@@ -2,7 +2,7 @@
 // CUDA API calls in order with their host times; per stream, the device
 // operations they issued; the event record / wait / synchronise calls that
 // order streams and block the host; step markers. The execution model
-// (sim/engine/program_executor.h) replays it; the accesses (schema v1
+// (sim/engine/program/program_executor.h) replays it; the accesses (schema v1
 // records) remain the policies' view: every copy that became access
 // records names them (ProgramOp::first_access, access_count).
 //

@@ -900,7 +900,7 @@ std::string profile_yaml(const CalibrationReport& r, const std::string& name) {
       line("  hit_latency: %s", ns_text(l2->ns.median).c_str());
       line("  miss_latency: %s", ns_text(hbm->ns.median).c_str());
     }
-    y << "  sampled_sets: auto  # set sampling (sim/engine/l2_model.h); 0 = every set\n";
+    y << "  sampled_sets: auto  # set sampling (sim/engine/event/l2_model.h); 0 = every set\n";
   }
   if (r.ran("contention")) {
     y << "contention:\n";

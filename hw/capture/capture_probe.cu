@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
   cudaEventRecord(done, stream);
   cudaStreamSynchronize(stream);
   int dev = 0;
-  // The call kinds of the execution model (sim/engine/program_executor.h);
+  // The call kinds of the execution model (sim/engine/program/program_executor.h);
   // each loop leaves the GPU idle, so synchronisations return at once.
   const std::vector<std::pair<const char*, std::function<void()>>> loops = {
       {"launch", [&] { empty_kernel<<<1, 1, 0, stream>>>(); }},

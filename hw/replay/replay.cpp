@@ -9,7 +9,7 @@
 
 #include "hw/cuda_check.h"
 #include "hw/replay/pattern_write.h"
-#include "hw/replay/replay_driver.h"
+#include "sim/engine/gpu_replay/replay_driver.h"
 #include "sim/core/errors.h"
 #include "sim/core/hash_map.h"
 #include "traces/trace_formats.h"
@@ -93,7 +93,7 @@ struct DeviceResources {
   }
 };
 
-/// The CUDA backend of the replay driver (hw/replay/replay_driver.h): a
+/// The CUDA backend of the replay driver (sim/engine/gpu_replay/replay_driver.h): a
 /// device pool as the fast tier, a host store behind it, copies on copy
 /// streams, consume kernels on one compute stream, fences on reused space.
 class CudaBackend final : public IReplayBackend {

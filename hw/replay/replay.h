@@ -4,7 +4,7 @@
 // on hardware.
 //
 // The decisions are the access protocol's (sim/cache/tier_session.h), made
-// by the CUDA-free ReplayDriver (hw/replay/replay_driver.h) that tests also
+// by the CUDA-free ReplayDriver (sim/engine/gpu_replay/replay_driver.h) that tests also
 // drive through a fake backend; this file is its CUDA backend. Per access i
 // of the trace, in trace order, on one compute stream:
 //   1. throttle: the host waits until access i - run_ahead has finished on

@@ -1,5 +1,5 @@
 // flashsim predict TRACE: the execution model of real programs
-// (sim/engine/program_executor.h) on a captured trace with its program
+// (sim/engine/program/program_executor.h) on a captured trace with its program
 // (schema 2 or 3): the program as it ran (policy as_recorded) or with a fast
 // tier, its host memory pinned or pageable, or the first bytes it streams
 // kept resident (static placement, accelerate's device_map).
@@ -17,10 +17,10 @@
 #include "sim/cli/output_dir.h"
 #include "sim/core/errors.h"
 #include "sim/core/unit_parse.h"
-#include "sim/engine/program_engine.h"
-#include "sim/engine/program_executor.h"
-#include "sim/engine/static_placement.h"
-#include "sim/engine/step_regimes.h"
+#include "sim/engine/program/program_engine.h"
+#include "sim/engine/program/program_executor.h"
+#include "sim/engine/program/static_placement.h"
+#include "sim/engine/program/step_regimes.h"
 #include "sim/scenario/hardware_loader.h"
 #include "sim/scenario/scenario.h"
 #include "traces/atomic_file.h"

@@ -4,9 +4,9 @@
 
 #include "sim/core/errors.h"
 #include "sim/diagnose/registered_policies.h"
-#include "sim/engine/program_executor.h"
-#include "sim/engine/program_prefetch.h"
-#include "sim/engine/static_placement.h"
+#include "sim/engine/program/program_executor.h"
+#include "sim/engine/program/program_prefetch.h"
+#include "sim/engine/program/static_placement.h"
 
 namespace flashsim::diagnose {
 namespace {

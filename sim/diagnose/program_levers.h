@@ -1,5 +1,5 @@
 // The article's levers, simulated on a captured program with the execution
-// model (sim/engine/program_executor.h): the program as captured (the
+// model (sim/engine/program/program_executor.h): the program as captured (the
 // model's baseline, beside the recorded time so its error is in view),
 // pinned host memory, prefetch (program_prefetch.h, with pinned memory),
 // static placement of the first streamed blocks (static_placement.h), and

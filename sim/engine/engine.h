@@ -1,5 +1,7 @@
-// The simulator's entry point: the full discrete-event engine (the
-// cache-only path, hits and bytes without time, is sim/cache/cache_only.h).
+// What every engine shares: a run's configuration (EngineConfig) and result
+// (EngineResult); and the discrete-event engine's entry point, run_engine
+// (sim/engine/event/; the cache-only path, hits and bytes without time, is
+// sim/cache/cache_only.h).
 #pragma once
 #include <cstdint>
 #include <map>
@@ -61,7 +63,7 @@ struct EngineConfig {
   /// generalised processor sharing (Parekh & Gallager, 1993) between
   /// segment classes -- each listed segment weighs its share, all other
   /// blocks together weigh 1 − Σ shares -- and equally within a class
-  /// (sim/engine/link.h). Shares in (0, 1], summing to at most 1.
+  /// (sim/engine/event/link.h). Shares in (0, 1], summing to at most 1.
   std::map<std::string, double> segment_shares;
   ReservationSpec reservation;
   /// KV pages (catalog kind "kv_page") of a running request stay in the fast

@@ -1,4 +1,4 @@
-// What the execution model of real programs (sim/engine/program_executor.h)
+// What the execution model of real programs (sim/engine/program/program_executor.h)
 // needs to know about the machine: the copy engines of each direction and
 // their duplex limit, pageable (staged) copy time against size in both
 // directions, and the host cost of the CUDA API calls it charges. Every

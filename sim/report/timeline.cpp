@@ -10,8 +10,8 @@
 #include <unordered_map>
 
 #include "sim/core/errors.h"
-#include "sim/engine/engine_detail.h"
-#include "sim/engine/engine_observer.h"
+#include "sim/engine/event/engine_detail.h"
+#include "sim/engine/event/engine_observer.h"
 #include "sim/run/scenario_runner.h"
 #include "sim/results/summary_json.h"
 #include "sim/results/timeseries_column.h"

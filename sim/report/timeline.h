@@ -4,7 +4,7 @@
 //
 // Results keep no per-event data, so a simulator run (engine: event) is
 // run again from its resolved scenario (results.h5 /scenario, as diagnose's
-// levers do) with an IEngineObserver (sim/engine/engine_observer.h)
+// levers do) with an IEngineObserver (sim/engine/event/engine_observer.h)
 // recording it; a GPU replay's run is read from its access log
 // (access_log_run_NNN.h5: per access, the consume kernel's start and
 // duration). Each results folder is one process ("simulator" or

@@ -3,7 +3,7 @@
 #include <optional>
 
 #include "sim/core/warnings.h"
-#include "sim/engine/program_engine.h"
+#include "sim/engine/program/program_engine.h"
 #include "sim/scenario/param_check.h"
 
 namespace flashsim {

@@ -14,7 +14,7 @@
 #include "sim/scenario/embedded_files.h"
 #include "sim/scenario/engine_options.h"
 #include "sim/scenario/engine_section.h"
-#include "sim/engine/program_engine.h"
+#include "sim/engine/program/program_engine.h"
 #include "sim/scenario/generated_workload.h"
 #include "sim/scenario/hardware_loader.h"
 #include "sim/scenario/param_check.h"
@@ -314,7 +314,7 @@ std::vector<PolicyChoice> resolve_policies(const ConfigNode* node, const ConfigN
       item.erase("admission");
     }
     // as_recorded is the program engine's (no policy object): every copy the
-    // captured program made (sim/engine/program_engine.h).
+    // captured program made (sim/engine/program/program_engine.h).
     const ConfigNode* impl = item.is_map() ? item.find("impl") : &item;
     ResolvedComponent r;
     if (impl != nullptr && impl->is_scalar() && impl->scalar == kAsRecordedPolicy) {

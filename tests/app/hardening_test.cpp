@@ -20,7 +20,7 @@
 
 #include "sim/core/errors.h"
 #include "sim/engine/hardware_profile.h"
-#include "sim/engine/l2_model.h"
+#include "sim/engine/event/l2_model.h"
 #include "sim/model/roofline.h"
 #include "sim/prefetch/i_prefetcher.h"
 #include "sim/run/progress.h"

@@ -1,10 +1,10 @@
 // The event engine against hand-computed timelines (model:
-// sim/engine/engine_detail.h).
+// sim/engine/event/engine_detail.h).
 #include <gtest/gtest.h>
 
 #include "sim/core/errors.h"
 #include "sim/engine/engine.h"
-#include "sim/engine/engine_detail.h"
+#include "sim/engine/event/engine_detail.h"
 #include "tests/engine/test_policies.h"
 
 namespace flashsim {

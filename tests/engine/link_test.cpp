@@ -1,5 +1,5 @@
 // The link model against closed forms.
-#include "sim/engine/link.h"
+#include "sim/engine/event/link.h"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 
 #include "sim/core/errors.h"
 #include "sim/engine/engine.h"
-#include "sim/engine/engine_detail.h"
+#include "sim/engine/event/engine_detail.h"
 #include "sim/prefetch/i_prefetcher.h"
 #include "sim/prefetch/prefetcher_stats.h"
 #include "tests/engine/test_policies.h"

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/engine/program_executor.h"
+#include "sim/engine/program/program_executor.h"
 #include "sim/scenario/hardware_loader.h"
 #include "tests/support/shared_data.h"
 #include "traces/stats/footprint.h"

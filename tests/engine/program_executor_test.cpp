@@ -1,4 +1,4 @@
-// The execution model of real programs (sim/engine/program_executor.h):
+// The execution model of real programs (sim/engine/program/program_executor.h):
 // small hand-built programs whose step times, copy times and blocked host
 // time are computed by hand in the comments next to each expectation.
 #include <gtest/gtest.h>
@@ -10,8 +10,8 @@
 #include "sim/core/errors.h"
 #include "sim/engine/execution_spec.h"
 #include "sim/engine/hardware_profile.h"
-#include "sim/engine/program_executor.h"
-#include "sim/engine/program_prefetch.h"
+#include "sim/engine/program/program_executor.h"
+#include "sim/engine/program/program_prefetch.h"
 #include "traces/access_record.h"
 #include "traces/program.h"
 
@@ -603,7 +603,7 @@ TEST(ProgramExecutor, CopyCurveInterpolatesAndExtendsItsEndSegments) {
 }
 
 
-// --- the prefetch what-if (sim/engine/program_prefetch.h) ---
+// --- the prefetch what-if (sim/engine/program/program_prefetch.h) ---
 
 namespace prefetch_case {
 

@@ -12,7 +12,7 @@
 #include <random>
 
 #include "sim/engine/engine.h"
-#include "sim/engine/program_executor.h"
+#include "sim/engine/program/program_executor.h"
 #include "traces/trace_source.h"
 
 namespace flashsim {

@@ -1,4 +1,4 @@
-// The GPU replay's own decision code (hw/replay/replay_driver.h) driven
+// The GPU replay's own decision code (sim/engine/gpu_replay/replay_driver.h) driven
 // through a fake backend, against the event engine, on a machine without a
 // GPU: the same policy calls access by access, the same counters, and the
 // write-backs the backend is asked for are the engine's bytes_written_back.
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "hw/replay/replay_driver.h"
+#include "sim/engine/gpu_replay/replay_driver.h"
 #include "sim/cache/cache_only.h"
 #include "sim/core/errors.h"
 #include "sim/policy/i_eviction_policy.h"

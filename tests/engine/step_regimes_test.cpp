@@ -1,9 +1,9 @@
-// Step regimes (sim/engine/step_regimes.h): marks, change points, and the
+// Step regimes (sim/engine/program/step_regimes.h): marks, change points, and the
 // choice of regime, on hand-made step times.
 #include <gtest/gtest.h>
 
 #include "sim/core/errors.h"
-#include "sim/engine/step_regimes.h"
+#include "sim/engine/program/step_regimes.h"
 
 namespace flashsim {
 namespace {

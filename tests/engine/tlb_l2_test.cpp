@@ -2,8 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "sim/core/errors.h"
-#include "sim/engine/l2_model.h"
-#include "sim/engine/tlb.h"
+#include "sim/engine/event/l2_model.h"
+#include "sim/engine/event/tlb.h"
 
 namespace flashsim {
 namespace {

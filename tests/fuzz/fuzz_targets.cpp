@@ -14,7 +14,7 @@
 #include <typeinfo>
 
 #include "sim/core/errors.h"
-#include "sim/engine/program_executor.h"
+#include "sim/engine/program/program_executor.h"
 #include "sim/scenario/hardware_loader.h"
 #include "sim/scenario/scenario_document.h"
 #include "traces/trace_formats.h"

@@ -1,7 +1,7 @@
 // `engine: program`: a captured program's execution model behind the
-// scenario runner (sim/engine/program_engine.h), with its own parameters.
+// scenario runner (sim/engine/program/program_engine.h), with its own parameters.
 #include "sim/engine/engine_registry.h"
-#include "sim/engine/program_engine.h"
+#include "sim/engine/program/program_engine.h"
 
 namespace flashsim {
 namespace {

@@ -1,5 +1,5 @@
 // `engine: program` in a scenario: the execution model of a captured program
-// (sim/engine/program_executor.h) behind the scenario runner, so that sweeps
+// (sim/engine/program/program_executor.h) behind the scenario runner, so that sweeps
 // over policy and capacity (and the engine's host_memory) run on a user's own
 // program. The policy `as_recorded` (resolved by the scenario loader, not a
 // PolicyRegistry entry, and refused with any other engine) makes

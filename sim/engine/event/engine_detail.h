@@ -17,7 +17,7 @@
 //             record's offset)
 //           + contention (round(ns_per_mib × max(0, reserved − baseline) / MiB),
 //             reserved = fast-tier slot bytes at issue)
-//           + L2 (records with an address, L2 enabled: sim/engine/l2_model.h)
+//           + L2 (records with an address, L2 enabled: sim/engine/event/l2_model.h)
 //     hit (b resident with size n): done = t + pre + tiers[0].hit_latency.
 //     delayed hit (b in flight): done = max(arrival, t + pre) + tiers[0].hit_latency.
 //     miss: FastTier::begin_fetch into tiers[0] (admitted or bypass); the
@@ -75,7 +75,7 @@
 //     (engine.h, ReservationSpec) holds a stream whose next record belongs
 //     to a request not yet granted.
 //   * Segment locking (EngineConfig::segment_shares): every link shares its
-//     bandwidth by weight between segment classes (sim/engine/link.h); a
+//     bandwidth by weight between segment classes (sim/engine/event/link.h); a
 //     block's class is its catalog segment.
 //   * Occupancy by kind: slot bytes of tiers[0] by the catalog kind of the
 //     blocks holding them (metrics.h, OccupancySample), changed at each
@@ -86,7 +86,7 @@
 #include <vector>
 
 #include "sim/engine/engine.h"
-#include "sim/engine/l2_model.h"
+#include "sim/engine/event/l2_model.h"
 #include "sim/prefetch/prefetcher_stats.h"
 
 namespace flashsim {

@@ -1,11 +1,11 @@
-#include "sim/engine/program_engine.h"
+#include "sim/engine/program/program_engine.h"
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "sim/core/errors.h"
-#include "sim/engine/program_executor.h"
+#include "sim/engine/program/program_executor.h"
 #include "sim/metrics/metrics.h"
 
 namespace flashsim {

@@ -1,4 +1,4 @@
-#include "sim/engine/tlb.h"
+#include "sim/engine/event/tlb.h"
 
 #include "sim/core/errors.h"
 

@@ -1,4 +1,4 @@
-#include "sim/engine/l2_model.h"
+#include "sim/engine/event/l2_model.h"
 
 #include <algorithm>
 #include <bit>

@@ -1,4 +1,4 @@
-#include "sim/engine/program_executor.h"
+#include "sim/engine/program/program_executor.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "sim/engine/link.h"
+#include "sim/engine/event/link.h"
 
 #include <cmath>
 #include <string>

@@ -1,4 +1,4 @@
-#include "sim/engine/trace_scan.h"
+#include "sim/engine/event/trace_scan.h"
 
 #include <algorithm>
 #include <string>

@@ -1,5 +1,5 @@
 // run_engine: the discrete-event engine. The model is stated in
-// sim/engine/engine_detail.h; this file is its event loop.
+// sim/engine/event/engine_detail.h; this file is its event loop.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -11,14 +11,14 @@
 #include "sim/core/hash_map.h"
 #include "sim/cache/fast_tier.h"
 #include "sim/core/errors.h"
-#include "sim/engine/engine_detail.h"
-#include "sim/engine/engine_observer.h"
-#include "sim/engine/event_queue.h"
-#include "sim/engine/l2_model.h"
-#include "sim/engine/link.h"
-#include "sim/engine/ring_queue.h"
-#include "sim/engine/tlb.h"
-#include "sim/engine/trace_scan.h"
+#include "sim/engine/event/engine_detail.h"
+#include "sim/engine/event/engine_observer.h"
+#include "sim/engine/event/event_queue.h"
+#include "sim/engine/event/l2_model.h"
+#include "sim/engine/event/link.h"
+#include "sim/engine/event/ring_queue.h"
+#include "sim/engine/event/tlb.h"
+#include "sim/engine/event/trace_scan.h"
 #include "sim/prefetch/i_prefetcher.h"
 
 namespace flashsim {

@@ -1,4 +1,4 @@
-#include "sim/engine/static_placement.h"
+#include "sim/engine/program/static_placement.h"
 
 #include <map>
 #include <set>

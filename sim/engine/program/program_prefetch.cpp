@@ -1,4 +1,4 @@
-#include "sim/engine/program_prefetch.h"
+#include "sim/engine/program/program_prefetch.h"
 
 #include <vector>
 

@@ -33,7 +33,7 @@
 
 #include "sim/core/units.h"
 #include "sim/engine/hardware_profile.h"
-#include "sim/engine/ring_queue.h"
+#include "sim/engine/event/ring_queue.h"
 #include "sim/metrics/component_stats.h"
 
 namespace flashsim {

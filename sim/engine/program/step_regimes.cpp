@@ -1,4 +1,4 @@
-#include "sim/engine/step_regimes.h"
+#include "sim/engine/program/step_regimes.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "hw/replay/replay_driver.h"
+#include "sim/engine/gpu_replay/replay_driver.h"
 
 #include <algorithm>
 #include <string>
