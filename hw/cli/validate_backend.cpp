@@ -3,7 +3,7 @@
 // flashsim executable built with CUDA replays suite entries on the GPU.
 #include "hw/cuda_check.h"
 #include "hw/device_identity.h"
-#include "hw/replay/replay_suite.h"
+#include "sim/run/scenario_runner.h"
 #include "sim/core/errors.h"
 #include "sim/validate/hw_backend.h"
 
@@ -23,22 +23,19 @@ class GpuReplayBackend final : public IHwBackend {
   DeviceIdentity identity(int ordinal) const override { return read_device_identity(ordinal); }
 
   HwReplayOutcome replay(const ScenarioDocument& document, const HwReplayKnobs& knobs) const override {
-    if (knobs.backing != "pinned" && knobs.backing != "pageable") {
-      throw InputError("hardware replay: backing '" + knobs.backing + "': expected pinned or pageable");
-    }
-    if (knobs.copy_streams < 1 || knobs.copy_streams > 64) throw InputError("hardware replay: copy_streams: expected 1 to 64");
-    if (knobs.run_ahead < 1 || knobs.run_ahead > 4096) throw InputError("hardware replay: run_ahead: expected 1 to 4096");
-    ReplayOptions o;
-    o.backing = knobs.backing == "pageable" ? HostMemory::pageable : HostMemory::pinned;
-    o.no_cache = knobs.no_cache;
-    o.copy_streams = knobs.copy_streams;
-    o.run_ahead = knobs.run_ahead;
-    o.device = knobs.device;
-    o.nvml = true;
-    ReplaySuite suite = replay_scenario(document, o, /*log_dir=*/{}, /*progress=*/nullptr);
+    // The entry's scenario on the gpu_replay engine (its parameters check the knobs' ranges).
+    const std::string engine = "engine={impl: gpu_replay, backing: " + knobs.backing +
+                               ", no_cache: " + (knobs.no_cache ? "true" : "false") +
+                               ", copy_streams: " + std::to_string(knobs.copy_streams) +
+                               ", run_ahead: " + std::to_string(knobs.run_ahead) +
+                               ", device: " + std::to_string(knobs.device) + ", access_log: false}";
+    const ScenarioDocument on_gpu = ScenarioDocument::from_text(document.input_text(), document.display_name(),
+                                                                document.base_dir(), {parse_override(engine)});
+    RunnerOptions options;
+    options.jobs = 1;
     HwReplayOutcome out;
-    out.results = std::move(suite.results);
-    out.device = std::move(suite.device);
+    out.device = read_device_identity(knobs.device);
+    out.results = run_scenario(on_gpu, options);
     return out;
   }
 };

@@ -184,12 +184,28 @@ class Results:
 
     @property
     def replay(self):
-        """A replay's per-run hardware facts (one row per run, the /replay
-        attributes: decisions, decision_ns_mean/p50/p99/max = host policy
-        cost, host_issue_seconds, checksum_mismatches, ...); empty for
-        simulator results."""
+        """A GPU replay's own statistics, one row per run: its `replay` and
+        `device` components (numbers and texts: decisions,
+        decision_ns_mean/p50/p99/max = host policy cost, host_issue_seconds,
+        checksum_mismatches, allocator, access_log, device_name, ...; see
+        hw/replay/gpu_replay_engine.cpp); empty for simulator results.
+        Results written before the engine was registered kept these in a
+        top-level "replay" list, read as it is."""
         import pandas as pd
-        return pd.DataFrame(self._doc.get("replay", []))
+        if "replay" in self._doc:
+            return pd.DataFrame(self._doc["replay"])
+        rows = []
+        for run in self._doc["runs"]:
+            row = {}
+            for c in run.get("components", []):
+                if c["component"] in ("replay", "device"):
+                    row[("device_" if c["component"] == "device" else "") + c["name"]] = c["value"]
+            for t in run.get("component_texts", []):
+                if t["component"] in ("replay", "device"):
+                    row[("device_" if t["component"] == "device" else "") + t["name"]] = t["text"]
+            if row:
+                rows.append({"run": run["run"], **row})
+        return pd.DataFrame(rows)
 
     def __repr__(self):
         return f"flashsim.Results({self.path!r}: {len(self._doc['runs'])} runs)"
@@ -322,72 +338,36 @@ def register_prefetcher(name, cls, summary="", params=None):
     _core.register_prefetcher(name, cls, summary, params or {})
 
 
-_REPLAY_FLAGS = {"no_cache", "replay_gaps", "l2_mode", "verify"}
+def _engine_value(value):
+    """A gpu_replay parameter's value as its YAML text (booleans as true/false)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
-def _replay_args(options):
-    """flashsim.replay's keyword options as `flashsim replay` arguments."""
-    args = []
+def replay(scenario="builtin:default", overrides=None, out=None, **options):
+    """Replays a scenario on the GPU: run() with the gpu_replay engine (in
+    this process, so policies and prefetchers registered from Python run
+    there too), returning its Results; Results.replay has the replay's own
+    statistics per run (decision_ns_mean/p50/p99 = host policy cost,
+    decisions, checksum_mismatches, ...). scenario, overrides and out as
+    run(). options are the engine's parameters (`flashsim policies --all`
+    lists them): backing="pageable", kernel="gemv", copy_streams=2,
+    run_ahead=8, no_cache=True, prefetcher="lookahead",
+    prefetcher_params={...}, replay_gaps=True, l2_mode=True, l2_window=False,
+    verify=True, nvml=False, access_log=False, device=0, max_accesses=N.
+    Raises flashsim.Error when this build has no replay
+    (flashsim._core.have_replay), InputError for an unknown option."""
+    if not _core.have_replay:
+        raise Error("flashsim.replay: this build has no GPU replay (the CUDA toolkit was not found at configure time)")
+    engine = {"impl": "gpu_replay"}
     for key, value in options.items():
-        flag = "--" + key.replace("_", "-")
-        if key in _REPLAY_FLAGS:
-            if value:
-                args.append(flag)
-        elif key in ("nvml", "access_log", "l2_window"):
-            if not value:
-                args.append({"nvml": "--no-nvml", "access_log": "--no-access-log",
-                             "l2_window": "--l2-no-window"}[key])
-        elif key == "prefetcher_params":
-            for k, v in value.items():
-                args += ["--prefetcher-param", f"{k}={v}"]
-        else:
-            args += [flag, str(value)]
-    return args
-
-
-def replay(scenario="builtin:default", overrides=None, out=None, label=None, **options):
-    """Replays a scenario on the GPU (`flashsim replay`, in this process, so
-    policies and prefetchers registered from Python run there too) and returns
-    its Results; Results.replay has the host decision cost per run
-    (decision_ns_mean/p50/p99, decisions). scenario and overrides as run();
-    out: the results root (default: a new temporary folder), the results go
-    to OUT/<scenario name>[-label]. options are the command's: backing=
-    "pageable", kernel="gemv", copy_streams=2, run_ahead=8, no_cache=True,
-    prefetcher="lookahead", prefetcher_params={...}, replay_gaps=True,
-    l2_mode=True, l2_window=False, verify=True, nvml=False, access_log=False,
-    device=0, max_accesses=N. Raises flashsim.Error without a GPU or when this
-    build has no replay (flashsim._core.have_replay)."""
-    import time
-    own = not out
-    out = os.fspath(out) if out else tempfile.mkdtemp(prefix="flashsim-replay-")
-    args = [*(_override_args(overrides)), "--out", out]
-    if label:
-        args += ["--label", label]
-    args += _replay_args(options)
-    try:
-        with tempfile.TemporaryDirectory(prefix="flashsim-scenario-") as tmp:
-            if isinstance(scenario, dict):
-                path = os.path.join(tmp, "scenario.yaml")
-                with open(path, "w", encoding="utf-8") as f:
-                    json.dump(scenario, f)  # JSON is YAML
-                args.insert(0, path)
-            elif os.fspath(scenario) != "builtin:default":
-                args.insert(0, os.fspath(scenario))
-            started = time.time()
-            _core.replay(args)
-        written = [os.path.join(out, d) for d in sorted(os.listdir(out))
-                   if os.path.isfile(os.path.join(out, d, "summary.json"))
-                   and os.path.getmtime(os.path.join(out, d, "summary.json")) >= started - 1]
-        if len(written) != 1:
-            raise Error(f"flashsim.replay: expected one results folder written under {out}, found {written}")
-    except BaseException:
-        if own:
-            shutil.rmtree(out, ignore_errors=True)
-        raise
-    res = Results(written[0])
-    if own:  # the whole temporary root goes with the Results
-        weakref.finalize(res, shutil.rmtree, out, True)
-    return res
+        if key == "prefetcher_params":
+            value = ",".join(f"{k}={v}" for k, v in dict(value).items())
+        engine[key] = _engine_value(value)
+    merged = {"engine": engine}
+    merged.update(overrides or {})  # engine.KEY overrides still apply on top
+    return run(scenario, overrides=merged, out=out, jobs=1)
 
 
 def _override_args(overrides):

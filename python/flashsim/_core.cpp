@@ -49,6 +49,7 @@ std::string run(const std::string& source, bool is_text, const std::vector<std::
                                     : ScenarioDocument::from_file(source, overrides);
   RunnerOptions options;
   options.jobs = jobs;
+  options.artifacts_dir = out;
   ScenarioResults results;
   {
     py::gil_scoped_release release;  // Python policies take the GIL back per call
@@ -227,5 +228,4 @@ PYBIND11_MODULE(_core, m) {
       py::arg("hardware"), "the scenario of `flashsim run --trace` (YAML text)");
   m.def("timeseries_group_name", &timeseries_group_name, py::arg("index"), py::arg("count"));
   m.attr("have_replay") = have_replay();
-  m.def("replay", &replay, py::arg("args"));
 }

@@ -1,17 +1,10 @@
-// The GPU replay (`flashsim replay`) callable from Python.
+// Whether this module runs the GPU replay (`engine: {impl: gpu_replay}`).
 #pragma once
-#include <string>
-#include <vector>
 
 namespace flashsim::python {
 
-/// True when the module was built with the CUDA replay (hw/).
+/// True when the gpu_replay engine is registered in this module (built with
+/// the CUDA replay, hw/).
 bool have_replay();
-
-/// Runs `flashsim replay ARGS...` in this process (argv as the command
-/// line's, without the program and command names) and returns its exit
-/// code. Throws InputError / Error as the command does, and Error when the
-/// module has no replay.
-int replay(const std::vector<std::string>& args);
 
 }  // namespace flashsim::python

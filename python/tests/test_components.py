@@ -149,7 +149,8 @@ def _gpu_present():
 def test_replay_without_a_gpu_says_so(tmp_path):
     with pytest.raises(flashsim.Error, match="no CUDA device visible"):
         flashsim.replay({"name": "r", "engine": {"impl": "event"}, "hardware": {"profile": "h200"},
-                         "workload": {"trace": TRACE}, "policies": ["lru"]}, out=tmp_path)
+                         "workload": {"trace": TRACE}, "cache": {"capacity": "50%"}, "policies": ["lru"]},
+                        out=tmp_path)
 
 
 class KeepsAllows(PyLru):

@@ -168,6 +168,7 @@ void run_document(const ScenarioDocument& document, std::vector<Scenario> resolv
     for (std::size_t p = 0; p < total; ++p) mine.push_back(p);
   }
   RunnerOptions run_options = options;
+  run_options.artifacts_dir = dir;  // files an engine writes per run (the GPU replay's access logs)
   std::size_t skipped = 0, removed_points = 0;
   for (const std::size_t p : mine) {
     if (sweep.rerun == Rerun::force) {  // this run's points only: other shards' stay

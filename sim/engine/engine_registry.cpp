@@ -2,8 +2,9 @@
 
 namespace flashsim {
 
-EngineResult run_registered_engine(ITraceSource& trace, const EngineConfig& config, const ComponentChoice& engine) {
-  return EngineRegistry::instance().create(engine.impl, engine.params, EngineContext{})->run(trace, config);
+EngineResult run_registered_engine(ITraceSource& trace, const EngineConfig& config, const ComponentChoice& engine,
+                                   const EngineContext& context) {
+  return EngineRegistry::instance().create(engine.impl, engine.params, context)->run(trace, config);
 }
 
 const std::vector<std::string>& cache_statistics() {

@@ -9,6 +9,7 @@
 // Adding an engine is one folder (sim/engine/NAME/) with a class behind
 // IEngine and one FLASHSIM_REGISTER(EngineRegistry, ...) line.
 #pragma once
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,8 +45,15 @@ struct EngineTraits {
   std::vector<std::string> statistics;
 };
 
-/// What every engine factory gets beside its parameters (nothing yet).
-struct EngineContext {};
+/// What every engine factory gets beside its parameters: where its run
+/// stands in the scenario and where it may write files of its own.
+struct EngineContext {
+  std::size_t run_index = 0;  ///< RunResult::index: point-major, then policy
+  /// The results folder (RunnerOptions::artifacts_dir), for files an engine
+  /// writes per run (the GPU replay's access logs; the engine creates it
+  /// when it writes one); empty = write none.
+  std::filesystem::path artifacts_dir;
+};
 
 /// One engine: built from its resolved parameters, run once per policy and
 /// capacity of a sweep point.
@@ -60,9 +68,10 @@ class IEngine {
 using EngineRegistry = Registry<IEngine, EngineContext, EngineTraits>;
 
 /// Builds `engine` (a registered name and its resolved parameters, as
-/// Scenario::engine holds them) and runs it. Throws UnknownNameError for an
-/// unregistered name, InputError from the engine.
-EngineResult run_registered_engine(ITraceSource& trace, const EngineConfig& config, const ComponentChoice& engine);
+/// Scenario::engine holds them) with `context` and runs it. Throws
+/// UnknownNameError for an unregistered name, InputError from the engine.
+EngineResult run_registered_engine(ITraceSource& trace, const EngineConfig& config, const ComponentChoice& engine,
+                                   const EngineContext& context = {});
 
 /// The statistics of the cache counters every engine with a fast tier fills.
 const std::vector<std::string>& cache_statistics();

@@ -453,7 +453,7 @@ TimelineSide add_simulator_run(TraceEvents& events, const ResultsRun& r) {
   std::size_t call = 0;
   Nanoseconds covered = 0;
   bool truncated = false;
-  options.engine = [&](ITraceSource& trace, const EngineConfig& config, const ComponentChoice&) {
+  options.engine = [&](ITraceSource& trace, const EngineConfig& config, const ComponentChoice&, const EngineContext&) {
     if (call++ != policy) return EngineResult{};  // another policy of the point: not needed
     Recorder recorder(events, pid, config.hardware);
     EngineResult result;
@@ -490,16 +490,33 @@ TimelineSide add_hardware_run(TraceEvents& events, const ResultsRun& r) {
   side.process = "hardware";
   side.run_label = r.label;
   side.span_ns = r.run["simulated_ns"].get<Nanoseconds>();
-  const std::string where = r.summary.string() + ": replay[" + std::to_string(r.index) + "]";
-  if (!r.doc.contains("replay") || !r.doc["replay"].is_array() || r.index >= r.doc["replay"].size()) {
-    throw InputError(r.summary.string() + ": lacks replay[" + std::to_string(r.index) + "] (a results folder of flashsim replay?)");
+  // The access log's file name: the run's replay.access_log text (the
+  // gpu_replay engine), or replay[i].access_log in results written before it.
+  std::string where = r.summary.string() + ": runs[" + std::to_string(r.index) + "]";
+  std::string name;
+  bool found = false;
+  if (r.run.contains("component_texts") && r.run["component_texts"].is_array()) {
+    for (const auto& t : r.run["component_texts"]) {
+      if (t.is_object() && t.value("component", "") == "replay" && t.value("name", "") == "access_log" &&
+          t.contains("text") && t["text"].is_string()) {
+        name = t["text"].get<std::string>();
+      }
+    }
+    found = true;
+  } else if (r.doc.contains("replay") && r.doc["replay"].is_array() && r.index < r.doc["replay"].size()) {
+    where = r.summary.string() + ": replay[" + std::to_string(r.index) + "]";
+    const nlohmann::ordered_json& rep = r.doc["replay"][r.index];
+    if (rep.is_object() && rep.contains("access_log") && rep["access_log"].is_string()) {
+      name = rep["access_log"].get<std::string>();
+    }
+    found = true;
   }
-  const nlohmann::ordered_json& rep = r.doc["replay"][r.index];
-  if (!rep.is_object() || !rep.contains("access_log") || !rep["access_log"].is_string() ||
-      rep["access_log"].get<std::string>().empty()) {
-    throw InputError(where + ": names no access_log (replayed with --no-access-log?)");
+  if (!found) {
+    throw InputError(r.summary.string() + ": run " + std::to_string(r.index) +
+                     " has no replay statistics (a results folder of flashsim replay?)");
   }
-  const std::filesystem::path log = r.dir / rep["access_log"].get<std::string>();
+  if (name.empty()) throw InputError(where + ": names no access_log (replayed with --no-access-log?)");
+  const std::filesystem::path log = r.dir / name;
   std::error_code ec;
   if (!std::filesystem::is_regular_file(log, ec)) throw InputError(log.string() + ": the run's access log is missing");
 

@@ -252,6 +252,27 @@ void write_components(hid_t run_group, const ComponentStats& cs) {
   h5::write_strings(g.get(), "name", name);
   h5::write_strings(g.get(), "unit", unit);
   column(g.get(), "value", value);
+  if (!cs.texts.empty()) {
+    Id t = make_group(g.get(), "texts");
+    std::vector<std::string> tc, tn, tt;
+    for (const ComponentText& x : cs.texts) {
+      tc.push_back(x.component);
+      tn.push_back(x.name);
+      tt.push_back(x.text);
+    }
+    h5::write_strings(t.get(), "component", tc);
+    h5::write_strings(t.get(), "name", tn);
+    h5::write_strings(t.get(), "text", tt);
+  }
+  if (!cs.series.empty()) {
+    Id sg = make_group(g.get(), "series");
+    for (const ComponentSeries& x : cs.series) {
+      const std::string name = x.component + "." + x.name;
+      column(sg.get(), name, x.values);
+      Id d(H5Dopen2(sg.get(), name.c_str(), H5P_DEFAULT), H5Dclose, "components/series/" + name);
+      attr_string(d.get(), "unit", x.unit);
+    }
+  }
 }
 
 void write_requests(hid_t run_group, const ServingMetrics& sv) {
@@ -336,7 +357,8 @@ void write_timeseries(hid_t file, const ScenarioResults& results) {
     column(g.get(), "link_utilisation", utilisation);
     write_occupancy(g.get(), m.occupancy);
     if (!m.serving.requests.empty()) write_requests(g.get(), m.serving);
-    if (!r.result.components.rows.empty()) write_components(g.get(), r.result.components);
+    const ComponentStats& cs = r.result.components;
+    if (!cs.rows.empty() || !cs.texts.empty() || !cs.series.empty()) write_components(g.get(), cs);
   }
 }
 

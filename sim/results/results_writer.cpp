@@ -42,6 +42,13 @@ nlohmann::ordered_json run_json(const RunResult& r) {
     components.push_back({{"component", s.component}, {"name", s.name}, {"unit", s.unit}, {"value", s.value}});
   }
   j["components"] = components;
+  if (!r.result.components.texts.empty()) {  // absent otherwise: the simulator's summaries stay as they were
+    nlohmann::ordered_json texts = nlohmann::ordered_json::array();
+    for (const ComponentText& t : r.result.components.texts) {
+      texts.push_back({{"component", t.component}, {"name", t.name}, {"text", t.text}});
+    }
+    j["component_texts"] = texts;
+  }
   return j;
 }
 

@@ -18,8 +18,9 @@
 
 namespace flashsim {
 
-EngineResult run_with_engine(ITraceSource& trace, const EngineConfig& config, const ComponentChoice& engine) {
-  return run_registered_engine(trace, config, engine);
+EngineResult run_with_engine(ITraceSource& trace, const EngineConfig& config, const ComponentChoice& engine,
+                             const EngineContext& context) {
+  return run_registered_engine(trace, config, engine, context);
 }
 
 std::vector<Scenario> resolve_points(const ScenarioDocument& document, std::ostream* progress, bool terminal) {
@@ -119,6 +120,9 @@ ScenarioResults run_scenario(const ScenarioDocument& document, std::vector<Scena
   const EngineFunction engine = options.engine ? options.engine : EngineFunction(run_with_engine);
   unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, tasks.size()));
+  for (const std::size_t p : chosen) {  // one device: its runs one after another, in run order
+    if (scenarios[p].engine_traits().capabilities.needs_gpu) jobs = 1;
+  }
   // What can be known before any run is checked before any run.
   // Each check is a pass over the trace: once per trace and what it reads.
   std::set<std::tuple<const TraceProvider*, ByteCount, std::vector<BlockId>, Nanoseconds, IssueMode, std::string>> checked;
@@ -169,7 +173,8 @@ ScenarioResults run_scenario(const ScenarioDocument& document, std::vector<Scena
           trace = std::make_unique<GranularityTraceSource>(std::move(trace), s.cache.granularity_bytes);
         }
         const auto start = std::chrono::steady_clock::now();
-        r.result = engine(*trace, s.engine_config(t.policy, capacity[t.point]), s.engine);
+        r.result = engine(*trace, s.engine_config(t.policy, capacity[t.point]), s.engine,
+                          EngineContext{r.index, options.artifacts_dir});
         r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         r.decision_clock = std::string(to_string(r.result.decision_clock));
       } catch (const InputError& e) {

@@ -3,10 +3,12 @@
 // order (point-major, then policy) and are the same whatever the number of
 // threads: runs share nothing but read-only inputs.
 #pragma once
+#include <filesystem>
 #include <functional>
 #include <ostream>
 #include <vector>
 
+#include "sim/engine/engine_registry.h"
 #include "sim/results/run_result.h"
 #include "sim/run/run_limits.h"
 #include "sim/scenario/scenario_document.h"
@@ -16,17 +18,21 @@ namespace flashsim {
 /// Replays one run: the engine the scenario chose (Scenario::engine), on
 /// `trace`. Tests may substitute their own; the default builds the
 /// registered engine (run_registered_engine, sim/engine/engine_registry.h).
-using EngineFunction =
-    std::function<EngineResult(ITraceSource& trace, const EngineConfig& config, const ComponentChoice& engine)>;
+using EngineFunction = std::function<EngineResult(ITraceSource& trace, const EngineConfig& config,
+                                                   const ComponentChoice& engine, const EngineContext& context)>;
 
 /// The default EngineFunction.
-EngineResult run_with_engine(ITraceSource& trace, const EngineConfig& config, const ComponentChoice& engine);
+EngineResult run_with_engine(ITraceSource& trace, const EngineConfig& config, const ComponentChoice& engine,
+                             const EngineContext& context);
 
 struct RunnerOptions {
   unsigned jobs = 0;                  ///< worker threads; 0 = std::thread::hardware_concurrency()
   std::ostream* progress = nullptr;   ///< "[3/10] cache.capacity=50% policy=arc" lines (sim/run/progress.h)
   bool progress_terminal = true;      ///< rewrite one line in place; false: plain lines every 10 s (a log file)
   EngineFunction engine;              ///< empty = run_with_engine
+  /// Where engines may write files of their own per run (EngineContext);
+  /// empty = none.
+  std::filesystem::path artifacts_dir;
   std::uint64_t memory_limit_records = 1'000'000;  ///< see TraceProvider
   /// Runs whose estimated memory (sim/run/run_limits.h) exceeds this are
   /// refused before they start; 0 = no check.

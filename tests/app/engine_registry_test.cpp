@@ -5,38 +5,52 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "sim/core/warnings.h"
 #include "sim/engine/engine_registry.h"
 #include "sim/results/metric_schema.h"
+#include "sim/results/results_writer.h"
 #include "sim/run/scenario_runner.h"
 #include "sim/scenario/engine_section.h"
 #include "tests/app/app_test_util.h"
+#include "tests/app/h5_dump.h"
 #include "tests/support/temp_dir.h"
 
 namespace flashsim {
 namespace {
 
-// A tiny engine: reports the hits its parameter says, reads nothing optional.
+// A tiny engine: reports the hits its parameter says, reads nothing
+// optional; states its run index as a component of each kind (a number, a
+// text, a series) and, given a results folder, writes a file there.
 class ConstantEngine final : public IEngine {
  public:
-  explicit ConstantEngine(std::uint64_t hits) : hits_(hits) {}
+  ConstantEngine(std::uint64_t hits, EngineContext context) : hits_(hits), context_(std::move(context)) {}
   EngineResult run(ITraceSource&, const EngineConfig&) override {
     EngineResult r;
     r.metrics.total.hits = hits_;
+    const std::string run = std::to_string(context_.run_index);
+    r.components.add("constant", "run", "count", static_cast<double>(context_.run_index));
+    r.components.add_text("constant", "label", "run " + run);
+    r.components.add_series("constant", "ramp", "ns", {0.0, static_cast<double>(context_.run_index)});
+    if (!context_.artifacts_dir.empty()) {
+      std::filesystem::create_directories(context_.artifacts_dir);
+      test::write_file(context_.artifacts_dir / ("constant_" + run + ".txt"), run);
+    }
     return r;
   }
 
  private:
   std::uint64_t hits_;
+  EngineContext context_;
 };
 
 FLASHSIM_REGISTER(EngineRegistry,
                   (EngineRegistry::Entry{"test_constant", "a test's engine: a constant hit count",
                                          {{"hits", ParamType::integer, "0", "hits to report", 0, 1e12, {}}},
-                                         [](const ParamValues& v, const EngineContext&) -> std::unique_ptr<IEngine> {
-                                           return std::make_unique<ConstantEngine>(static_cast<std::uint64_t>(v.integer("hits")));
+                                         [](const ParamValues& v, const EngineContext& c) -> std::unique_ptr<IEngine> {
+                                           return std::make_unique<ConstantEngine>(static_cast<std::uint64_t>(v.integer("hits")), c);
                                          },
                                          {}}));
 
@@ -118,6 +132,45 @@ TEST(EngineRegistry, ATestEngineIsOneRegistrationAndTakesItsOwnParameters) {
                                       "cache: {capacity: 50%}\npolicies: [lru]\n")
                 .find("did you mean 'hits'"),
             std::string::npos);
+}
+
+// What an engine reports beyond the metric schema reaches every printer:
+// numbers and texts in summary.json, all three kinds in results.h5; the run
+// index and the results folder reach the engine.
+TEST(EngineRegistry, AnEnginesComponentsOfEveryKindAreWrittenAndItsFilesGoInTheResultsFolder) {
+  test::TempDir dir;
+  test::write_file(dir / "trace.csv", test::cyclic_csv(3, 2, 1024));
+  test::write_file(dir / "s.yaml", "name: t\nengine: {impl: test_constant}\nworkload: {trace: trace.csv}\n"
+                                   "cache: {capacity: 50%}\npolicies: [lru, fifo]\n");
+  RunnerOptions options;
+  options.artifacts_dir = dir / "out";
+  const ScenarioResults r = run_scenario(ScenarioDocument::from_file(dir / "s.yaml", {}), options);
+  write_results(dir / "out", r);
+  EXPECT_EQ(test::read_file(dir / "out" / "constant_0.txt"), "0");
+  EXPECT_EQ(test::read_file(dir / "out" / "constant_1.txt"), "1");
+  const nlohmann::json summary = nlohmann::json::parse(test::read_file(dir / "out" / "summary.json"));
+  const nlohmann::json& run1 = summary.at("runs").at(1);
+  EXPECT_EQ(run1.at("components").at(0).at("value"), 1.0);
+  EXPECT_EQ(run1.at("component_texts"),
+            nlohmann::json::parse(R"([{"component": "constant", "name": "label", "text": "run 1"}])"));
+  const auto h5 = test::dump_h5((dir / "out" / "results.h5").string());
+  const auto text = h5.find("/timeseries/run_001/components/texts/text");
+  ASSERT_NE(text, h5.end());
+  EXPECT_NE(text->second.find("run 1"), std::string::npos) << text->second;
+  const auto ramp = h5.find("/timeseries/run_001/components/series/constant.ramp");
+  ASSERT_NE(ramp, h5.end());
+  EXPECT_NE(ramp->second.find("@unit="), std::string::npos) << ramp->second;
+}
+
+// Engines without texts write summaries as before: no component_texts key.
+TEST(EngineRegistry, ASimulatorRunHasNoComponentTexts) {
+  test::TempDir dir;
+  test::write_file(dir / "trace.csv", test::cyclic_csv(3, 2, 1024));
+  test::write_file(dir / "s.yaml", "name: t\nworkload: {trace: trace.csv}\ncache: {capacity: 50%}\npolicies: [lru]\n");
+  write_results(dir / "out", run_scenario(ScenarioDocument::from_file(dir / "s.yaml", {}), RunnerOptions{}));
+  const nlohmann::json summary = nlohmann::json::parse(test::read_file(dir / "out" / "summary.json"));
+  EXPECT_FALSE(summary.at("runs").at(0).contains("component_texts"));
+  EXPECT_FALSE(summary.at("runs").at(0).at("components").empty());  // the event engine's own
 }
 
 TEST(EngineRegistry, OldSpellingsResolveWithANote) {

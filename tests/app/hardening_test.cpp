@@ -255,7 +255,7 @@ TEST(Hardening, AMultiDayTimestampedTraceFailsBeforeTheRunWithTheWindowItNeeds) 
   const ScenarioDocument doc = ScenarioDocument::from_text(text, "d.yaml", dir.path());
   RunnerOptions o;
   o.jobs = 1;
-  o.engine = [](ITraceSource&, const EngineConfig&, const ComponentChoice&) -> EngineResult {
+  o.engine = [](ITraceSource&, const EngineConfig&, const ComponentChoice&, const EngineContext&) -> EngineResult {
     ADD_FAILURE() << "the run started";
     return {};
   };

@@ -149,7 +149,7 @@ TEST_F(RunnerTest, ResultsAreIndependentOfThreadCount) {
       "  cache.capacity: [10%, 50%, 100%]\n"
       "  seed: [1, 2]\n");
   // A stand-in engine whose runs finish in scrambled order.
-  auto engine = [](ITraceSource& trace, const EngineConfig& c, const ComponentChoice&) {
+  auto engine = [](ITraceSource& trace, const EngineConfig& c, const ComponentChoice&, const EngineContext&) {
     EngineResult r;
     std::vector<AccessRecord> buffer(64);
     while (const std::size_t n = trace.read(buffer)) r.metrics.total.accesses += n;
@@ -193,7 +193,7 @@ TEST_F(RunnerTest, TheFirstFailingRunsErrorIsThrown) {
       load("workload: {trace: trace.csv}\ncache: {capacity: 1000B}\npolicies: [lru, fifo, arc]\n");
   RunnerOptions options;
   options.jobs = 3;
-  options.engine = [](ITraceSource&, const EngineConfig& c, const ComponentChoice&) -> EngineResult {
+  options.engine = [](ITraceSource&, const EngineConfig& c, const ComponentChoice&, const EngineContext&) -> EngineResult {
     if (c.cache.eviction.impl != "lru") throw InputError("bad run " + c.cache.eviction.impl);
     return {};
   };
@@ -208,7 +208,7 @@ TEST_F(RunnerTest, EveryPointIsValidatedBeforeAnyRun) {
       "sweep: {policies.0.impl: [lru, nosuch]}\n");
   int runs = 0;
   RunnerOptions options;
-  options.engine = [&](ITraceSource&, const EngineConfig&, const ComponentChoice&) {
+  options.engine = [&](ITraceSource&, const EngineConfig&, const ComponentChoice&, const EngineContext&) {
     ++runs;
     return EngineResult{};
   };

@@ -476,7 +476,7 @@ TEST(CacheOnlyEngine, RefusesEventOnlyKeysAndReportsTheTier) {
   EngineConfig config;
   config.cache.capacity_bytes = 300;
   config.cache.pinned.blocks = {0};
-  const EngineResult r = run_with_engine(trace, config, ComponentChoice{"cache_only", {}});
+  const EngineResult r = run_with_engine(trace, config, ComponentChoice{"cache_only", {}}, EngineContext{});
   EXPECT_EQ(r.pinned_bytes, 100u);
   EXPECT_EQ(r.slot_reserved_peak_bytes, 300u);
   EXPECT_EQ(r.metrics.total.hits, 3u);

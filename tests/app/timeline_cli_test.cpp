@@ -157,7 +157,7 @@ TEST_F(TimelineCli, EvictionsAndWriteBackTracks) {
 }
 
 TEST_F(TimelineCli, ReplayLogSideBySide) {
-  // A replay's results folder as flashsim replay writes it (hw/replay/replay_suite.h),
+  // A replay's results folder as flashsim replay writes it (hw/replay/gpu_replay_engine.cpp; this older layout is still read),
   // made from the simulator's: engine gpu_replay, replay[0].access_log.
   std::filesystem::copy(dir_ / "sim", dir_ / "hw");
   json summary = json::parse(test::read_file(dir_ / "hw" / "summary.json"));

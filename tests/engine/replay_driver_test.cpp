@@ -91,7 +91,7 @@ std::vector<Pair> run_both(const std::string& yaml, std::uint64_t prefetch_delay
   std::vector<Pair> out;
   RunnerOptions ro;
   ro.jobs = 1;
-  ro.engine = [&](ITraceSource& trace, const EngineConfig& config, const ComponentChoice&) {
+  ro.engine = [&](ITraceSource& trace, const EngineConfig& config, const ComponentChoice&, const EngineContext&) {
     Pair p;
     trace.rewind();
     p.sim = run_engine(trace, config);

@@ -17,7 +17,8 @@
 #include "hw/cuda_check.h"
 #include "hw/gpu_uuid.h"
 #include "hw/replay/replay.h"
-#include "hw/replay/replay_suite.h"
+#include "hw/device_identity.h"
+#include "sim/results/results_writer.h"
 #include "sim/policy/i_eviction_policy.h"
 #include "sim/run/scenario_runner.h"
 #include "sim/scenario/scenario_document.h"
@@ -58,7 +59,7 @@ std::vector<Pair> run_both(const std::string& yaml, const hw::ReplayOptions& opt
   std::vector<Pair> out;
   RunnerOptions ro;
   ro.jobs = 1;
-  ro.engine = [&](ITraceSource& trace, const EngineConfig& config, const ComponentChoice&) {
+  ro.engine = [&](ITraceSource& trace, const EngineConfig& config, const ComponentChoice&, const EngineContext&) {
     Pair p;
     trace.rewind();
     const std::size_t first = test::recorded().size();
@@ -153,39 +154,47 @@ TEST(ReplayEngineEquivalence, LookaheadFromTheScenarioIssuesTheSamePrefetches) {
   EXPECT_EQ(p.hw.checksum_mismatches, 0u);
 }
 
-// `flashsim replay`'s suite: the identity read once and stored in
-// results.h5 (/replay attributes) and summary.json ("device").
-TEST(ReplayEngineEquivalence, SuiteStoresTheDeviceIdentity) {
+// The gpu_replay engine, run as `engine: {impl: gpu_replay}` through the
+// runner and the results writers: its device identity and replay
+// statistics are the run's components in summary.json and results.h5, its
+// access log a file in the results folder named by replay.access_log.
+TEST(ReplayEngineEquivalence, RegisteredEngineStoresItsStatisticsAndIdentity) {
   REQUIRE_GPU();
   test::TempDir dir;
-  const ScenarioDocument doc = ScenarioDocument::from_text(test::kv_decode_scenario("50%", "  - lru\n"), "eq.yaml", kDataDir);
-  hw::ReplayOptions options;
-  options.nvml = false;
-  const hw::ReplaySuite suite = hw::replay_scenario(doc, options, {}, nullptr);
-  EXPECT_TRUE(hw::is_gpu_uuid(suite.device.uuid)) << suite.device.uuid;
-  hw::write_replay_results(dir / "out", suite);
+  const ScenarioDocument doc = ScenarioDocument::from_text(
+      test::kv_decode_scenario("50%", "  - lru\n"), "eq.yaml", kDataDir,
+      {parse_override("engine={impl: gpu_replay, nvml: false}")});
+  RunnerOptions ro;
+  ro.artifacts_dir = dir / "out";
+  const ScenarioResults results = run_scenario(doc, ro);
+  write_results(dir / "out", results);
+  ASSERT_EQ(results.runs.size(), 1u);
+  EXPECT_EQ(results.runs[0].engine, "gpu_replay");
+  const ComponentStats& c = results.runs[0].result.components;
+  const DeviceIdentity device = hw::read_device_identity(0);
+  ASSERT_NE(c.find_text("device", "uuid"), nullptr);
+  EXPECT_TRUE(hw::is_gpu_uuid(c.find_text("device", "uuid")->text)) << c.find_text("device", "uuid")->text;
+  EXPECT_EQ(c.find_text("device", "uuid")->text, device.uuid);
+  ASSERT_NE(c.find("replay", "decisions"), nullptr);
+  EXPECT_GE(c.find("replay", "decisions")->value, static_cast<double>(results.runs[0].result.metrics.total.accesses));
+  EXPECT_EQ(c.find("replay", "checksum_mismatches")->value, 0.0);
+
   const nlohmann::json summary = nlohmann::json::parse(std::ifstream(dir / "out" / "summary.json"));
-  EXPECT_EQ(summary.at("device").at("uuid"), suite.device.uuid);
-  EXPECT_EQ(summary.at("device").at("name"), suite.device.name);
-  EXPECT_EQ(summary.at("device").at("sm_clock_max_mhz"), suite.device.sm_clock_max_mhz);
+  std::string log, uuid;
+  for (const auto& t : summary.at("runs").at(0).at("component_texts")) {
+    if (t.at("component") == "replay" && t.at("name") == "access_log") log = t.at("text");
+    if (t.at("component") == "device" && t.at("name") == "uuid") uuid = t.at("text");
+  }
+  EXPECT_EQ(uuid, device.uuid);
+  EXPECT_EQ(log, "access_log_run_000.h5");
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir / "out" / log));
 
   const hid_t file = H5Fopen((dir / "out" / "results.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   ASSERT_GE(file, 0);
-  const hid_t group = H5Gopen2(file, "replay", H5P_DEFAULT);
-  ASSERT_GE(group, 0);
-  for (const char* name : {"device_name", "device_uuid", "driver_version", "cuda_driver_version", "pci_bus_id",
-                           "sm_clock_mhz", "memory_clock_mhz", "sm_clock_max_mhz", "memory_clock_max_mhz",
-                           "sm_clock_application_mhz"}) {
-    EXPECT_GT(H5Aexists(group, name), 0) << name;
+  for (const char* name : {"/timeseries/run_000/components/texts/text",
+                           "/timeseries/run_000/components/series/replay.token_start_ns"}) {
+    EXPECT_GT(H5Lexists(file, name, H5P_DEFAULT), 0) << name;
   }
-  const hid_t attr = H5Aopen(group, "device_uuid", H5P_DEFAULT);
-  const hid_t type = H5Aget_type(attr);
-  std::string uuid(H5Tget_size(type), '\0');
-  EXPECT_GE(H5Aread(attr, type, uuid.data()), 0);
-  EXPECT_EQ(uuid.c_str(), suite.device.uuid);
-  H5Tclose(type);
-  H5Aclose(attr);
-  H5Gclose(group);
   H5Fclose(file);
 }
 

@@ -10,7 +10,6 @@
 
 #include "hw/cuda_check.h"
 #include "hw/replay/replay.h"
-#include "hw/replay/replay_suite.h"
 #include "kernels/replay_kernels.h"
 #include "sim/core/errors.h"
 #include "sim/engine/engine.h"
