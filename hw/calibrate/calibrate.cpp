@@ -917,9 +917,14 @@ std::string profile_yaml(const CalibrationReport& r, const std::string& name) {
       y << "  # others' traffic; the rise is bounded by the HBM latency, so a linear term holds only\n"
         << "  # within the measured range).\n";
     }
-    if (r.contention_slope_measurable) {
+    if (r.contention_slope_measurable && r.contention_slope_ns_per_mib.median > 0) {
       line("  # Every repeat's slope has the same sign: a measurable slope (the seed claims 4.3).");
       line("  ns_per_mib: %.5f", r.contention_slope_ns_per_mib.median);
+    } else if (r.contention_slope_measurable) {
+      // Seen on an H100 with other GPU work beside the probe: the profile
+      // takes only a rise (ns_per_mib >= 0), so a falling fit is written as 0.
+      y << "  # Every repeat's slope is negative (other work on the device?): no rise to model, 0.\n"
+        << "  ns_per_mib: 0\n";
     } else {
       y << "  # The repeats' slopes straddle 0: no measurable slope (the seed claims 4.3 ns/MiB).\n"
         << "  ns_per_mib: 0\n";
