@@ -157,8 +157,8 @@ TEST_F(TimelineCli, EvictionsAndWriteBackTracks) {
 }
 
 TEST_F(TimelineCli, ReplayLogSideBySide) {
-  // A replay's results folder as flashsim replay writes it (hw/replay/gpu_replay_engine.cpp; this older layout is still read),
-  // made from the simulator's: engine gpu_replay, replay[0].access_log.
+  // A replay's results folder in the layout before the gpu_replay engine
+  // (still read), made from the simulator's: engine gpu_replay, replay[0].access_log.
   std::filesystem::copy(dir_ / "sim", dir_ / "hw");
   json summary = json::parse(test::read_file(dir_ / "hw" / "summary.json"));
   summary["runs"][0]["engine"] = "gpu_replay";
@@ -192,6 +192,29 @@ TEST_F(TimelineCli, ReplayLogSideBySide) {
   const auto missing = test::run_flashsim(dir_.path(), "timeline hw --out x.json");
   EXPECT_EQ(missing.code, 2);
   EXPECT_NE(missing.err.find("access_log_run_000.csv: the run's access log is missing"), std::string::npos) << missing.err;
+}
+
+TEST_F(TimelineCli, ReplayLogNamedByTheEnginesComponentText) {
+  // As the gpu_replay engine writes it (hw/replay/gpu_replay_engine.cpp):
+  // the log's file name is the run's replay.access_log text.
+  std::filesystem::copy(dir_ / "sim", dir_ / "hw");
+  json summary = json::parse(test::read_file(dir_ / "hw" / "summary.json"));
+  summary["runs"][0]["engine"] = "gpu_replay";
+  summary["runs"][0]["component_texts"] = json::parse(
+      R"([{"component": "device", "name": "name", "text": "GPU"},
+          {"component": "replay", "name": "access_log", "text": "access_log_run_000.csv"}])");
+  test::write_file(dir_ / "hw" / "summary.json", summary.dump());
+  test::write_file(dir_ / "hw" / "access_log_run_000.csv",
+                   "time_ns,block_id,bytes,stream_id,compute_ns\n0,0,1048576,0,12000\n40000,1,1048576,0,12000\n");
+  const auto o = test::run_flashsim(dir_.path(), "timeline hw --out t.json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(parse(test::read_file(dir_ / "t.json")).slices.at("hardware").at("stream 0 accesses").size(), 2u);
+  // Replayed without a log: the texts name none.
+  summary["runs"][0]["component_texts"] = json::parse(R"([{"component": "device", "name": "name", "text": "GPU"}])");
+  test::write_file(dir_ / "hw" / "summary.json", summary.dump());
+  const auto none = test::run_flashsim(dir_.path(), "timeline hw --out x.json");
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.err.find("runs[0]: names no access_log"), std::string::npos) << none.err;
 }
 
 TEST_F(TimelineCli, CapTruncatesAndSaysSo) {
