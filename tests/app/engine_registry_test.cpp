@@ -118,6 +118,65 @@ TEST(EngineRegistry, EveryOptionalKeyIsReadByItsEngineOrRefusedNamingTheEnginesT
   }
 }
 
+// A trace where each optional key can show: reuse at several distances,
+// a block whose size changes, gaps between accesses, three requests interleaved.
+std::string varied_csv() {
+  std::string text = "time_ns,block_id,bytes,stream_id,request_id,token_index,phase\n";
+  const int blocks[] = {0, 1, 0, 2, 0, 3, 1, 4, 0, 5, 2, 0, 6, 1, 0, 7, 3, 0, 1, 2};
+  long long t = 0;
+  for (int round = 0; round < 3; ++round) {
+    for (const int b : blocks) {
+      const int bytes = b == 0 && round == 2 ? 3072 : 1024;
+      text += std::to_string(t) + "," + std::to_string(b) + "," + std::to_string(bytes) + ",0," +
+              std::to_string(b % 3 + 1) + "," + std::to_string(round) + (round == 0 ? ",prefill\n" : ",decode\n");
+      t += 200000;
+    }
+  }
+  return text;
+}
+
+// The run's summary.json entry without what varies between identical runs.
+nlohmann::json run_outcome(const std::filesystem::path& dir, const std::string& text) {
+  test::write_file(dir / "s.yaml", text);
+  const std::filesystem::path out = dir / "out";
+  std::filesystem::remove_all(out);
+  write_results(out, run_scenario(ScenarioDocument::from_file(dir / "s.yaml", {}), RunnerOptions{}));
+  nlohmann::json run = nlohmann::json::parse(test::read_file(out / "summary.json")).at("runs").at(0);
+  for (const char* k : {"wall_seconds", "accesses_per_second", "events_per_second"}) run.erase(k);
+  nlohmann::json h5 = nlohmann::json::object();  // the time series, occupancy and requests too
+  for (const auto& [path, value] : test::dump_h5((out / "results.h5").string(), "/host")) {
+    if (path.rfind("/scenario", 0) != 0) h5[path] = value;  // the resolved text names every key given
+  }
+  return {{"summary", run}, {"h5", h5}};
+}
+
+// Each optional key an engine reads changes what its run reports (no
+// silent acceptance: a key read but without effect would pass the refusal
+// test above). On the engines that run a plain trace; the program engine's
+// keys are checked on a captured program (tests/engine/program_engine_test.cpp).
+TEST(EngineRegistry, EveryKeyAnEngineReadsChangesItsResult) {
+  test::TempDir dir;
+  test::write_file(dir / "trace.csv", varied_csv());
+  // What asks for an effect on this trace where the refusal test's snippet would not.
+  std::map<std::string, Snippet> s = snippets();
+  s["hardware"] = {"hardware: {profile: h200}\n", "", ""};
+  s["cache.allocator"] = {"", "", ", allocator: first_fit"};
+  s["policies.admission"] = {"", "", "", "{impl: lru, admission: {impl: doorkeeper}}"};
+  s["serving"] = {"serving: {occupancy_window: 1us}\n", "", ""};
+  s["outputs.window"] = {"outputs: {window: 100us}\n", "", ""};
+  s["bandwidth"] = {"bandwidth: {reservation: {enabled: true, base_bandwidth: 10TB/s}}\n", "", ""};
+  for (const std::string engine : {"event", "cache_only"}) {
+    const auto& entry = EngineRegistry::instance().find(engine);
+    const nlohmann::json base = run_outcome(dir.path(), scenario(engine, Snippet{}));
+    for (const std::string& key : entry.traits.uses) {
+      if (key == "hardware" && engine == "cache_only") continue;  // only for a generated workload's roofline
+      const nlohmann::json with = run_outcome(dir.path(), scenario(engine, s.at(key)));
+      nlohmann::json diff = nlohmann::json::diff(base, with);
+      EXPECT_FALSE(diff.empty()) << engine << " reads " << key << " but reports the same run with it";
+    }
+  }
+}
+
 TEST(EngineRegistry, ATestEngineIsOneRegistrationAndTakesItsOwnParameters) {
   test::TempDir dir;
   test::write_file(dir / "trace.csv", test::cyclic_csv(3, 2, 1024));
