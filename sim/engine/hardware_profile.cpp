@@ -85,6 +85,10 @@ const std::vector<ParamSpec>& L2Spec::param_specs() {
       spec("miss_latency", ParamType::duration, "0ns", "added when a sector misses (served by HBM)", 0, kMaxPerAccessDurationNs),
       spec("sampled_sets", ParamType::text, "auto",
            "simulate only this many sets (set sampling); 0 = all; auto = all up to 256 sets, else 256", 0, 1e9),
+      {"model", ParamType::choice, "range",
+       "how an access walks the sets: range (a set's share of a long range at once) or line (every line: the "
+       "reference); the same counts either way",
+       -1e300, 1e300, {"range", "line"}},
   };
   return specs;
 }
@@ -98,6 +102,7 @@ L2Spec L2Spec::from(const ParamValues& v) {
   s.persisting_bytes = v.bytes("persisting");
   s.hit_latency_ns = v.duration_ns("hit_latency");
   s.miss_latency_ns = v.duration_ns("miss_latency");
+  s.model = v.text("model") == "line" ? L2Spec::Model::line : L2Spec::Model::range;
   const std::string& sampled = v.text("sampled_sets");
   if (sampled == "auto") {
     s.sampled_sets = L2Spec::kAutoSampledSets;

@@ -69,6 +69,11 @@ struct L2Spec {
   /// many -- so a trace of whole-tensor copies (megabytes a record) stays
   /// fast; 0 = every set.
   std::uint32_t sampled_sets = 0xFFFFFFFFu;
+  /// How an access is walked through the sets (l2_model.h): `range` fills
+  /// a set's share of a long range at once, `line` is the per-line
+  /// reference; the same counts either way.
+  enum class Model { range, line };
+  Model model = Model::range;
   static constexpr std::uint32_t kAutoSampledSets = 0xFFFFFFFFu;
   static constexpr std::uint32_t kAutoSampledSetsLimit = 256;
   /// Bounds that keep the model's tables (4 B a set, ~24 B a simulated line)

@@ -20,11 +20,16 @@
 // with sampled_sets = S > 0, only the S sets whose index hashes lowest
 // (splitmix64) are simulated; counts are scaled by sets / S, an unbiased
 // estimate when accesses spread evenly over sets.
+// How an access is walked (`l2.model`): `range` (default, l2_range_walk.h)
+// fills a set's share of a long range at once; `line` (l2_line_walk.h) looks
+// up every line and is kept as the reference. Both give the same counts.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "sim/engine/event/l2_geometry.h"
 #include "sim/engine/hardware_profile.h"
 #include "sim/metrics/component_stats.h"
 
@@ -55,8 +60,7 @@ struct L2Stats {
 
 class L2Model {
  public:
-  /// Throws InputError on an impossible geometry (line not a multiple of
-  /// the sector, more than 64 sectors a line, capacity below one set).
+  /// Throws InputError on an impossible geometry (l2_geometry.h).
   explicit L2Model(const L2Spec& spec);
 
   bool enabled() const { return spec_.capacity_bytes > 0; }
@@ -71,25 +75,10 @@ class L2Model {
   L2Stats stats() const;
 
  private:
-  struct Way {
-    std::uint64_t line = 0;
-    std::uint64_t valid_sectors = 0;  // bit i = sector i valid; 0 = empty way
-    std::uint64_t last_use = 0;
-  };
-  // Returns true if a touched sector missed.
-  bool touch_line(std::uint64_t line, std::uint32_t slot, std::uint64_t sector_mask, bool persisting);
-  std::uint64_t mask_for(std::uint64_t line, std::uint64_t first_byte, std::uint64_t end_byte) const;
-
   L2Spec spec_;
-  std::uint64_t sets_ = 0;
-  std::uint32_t ways_ = 0;
-  std::uint32_t persisting_ways_ = 0;
-  std::uint32_t sectors_per_line_ = 0;
-  std::vector<std::int32_t> slot_of_set_;  // -1 = not simulated
-  std::vector<std::uint64_t> sampled_;     // simulated set indices, ascending
-  std::vector<Way> ways_table_;            // slot * ways_ + way
-  std::uint64_t clock_ = 0;
-  L2Stats stats_;
+  std::unique_ptr<L2Walk> walk_;  // null when disabled
+  std::uint64_t accesses_ = 0;
+  L2Counts counts_;
 };
 
 }  // namespace flashsim

@@ -1,0 +1,125 @@
+#include "sim/engine/event/l2_range_walk.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <utility>
+
+namespace flashsim {
+
+L2RangeWalk::L2RangeWalk(L2Geometry geometry) : L2Walk(std::move(geometry)) {
+  entries_.assign(geometry_.sampled.size() * geometry_.ways, Entry{});
+  used_.assign(geometry_.sampled.size() * 2, 0);
+}
+
+L2RangeWalk::Partition L2RangeWalk::partition(std::uint32_t index) const {
+  const std::uint32_t carve_out = geometry_.persisting_ways;
+  if (index == 0) return {0, carve_out};
+  return {carve_out, geometry_.ways - carve_out};
+}
+
+std::uint32_t L2RangeWalk::partition_of(bool persisting) const {
+  return persisting && geometry_.persisting_ways > 0 ? 0u : 1u;
+}
+
+bool L2RangeWalk::touch_line(std::uint64_t line, std::uint32_t slot, std::uint64_t mask, bool persisting,
+                             L2Counts& counts) {
+  Entry* set = &entries_[std::size_t(slot) * geometry_.ways];
+  for (std::uint32_t p = 0; p < 2; ++p) {
+    Entry* front = set + partition(p).base;
+    const std::uint32_t used = used_[std::size_t(slot) * 2 + p];
+    for (std::uint32_t j = 0; j < used; ++j) {
+      if (front[j].line != line) continue;
+      Entry e = front[j];
+      const std::uint64_t hit = mask & e.valid_sectors;
+      const std::uint64_t miss = mask & ~e.valid_sectors;
+      counts.sector_hits += std::popcount(hit);
+      counts.sector_misses += std::popcount(miss);
+      e.valid_sectors |= mask;
+      std::memmove(front + 1, front, j * sizeof(Entry));
+      front[0] = e;
+      return miss != 0;
+    }
+  }
+  const std::uint32_t index = partition_of(persisting);
+  const Partition part = partition(index);
+  std::uint32_t& used = used_[std::size_t(slot) * 2 + index];
+  Entry* front = set + part.base;
+  const std::uint32_t keep = std::min(used, part.capacity - 1);
+  std::memmove(front + 1, front, keep * sizeof(Entry));
+  front[0] = Entry{line, mask};
+  used = keep + 1;
+  ++counts.line_misses;
+  counts.line_miss_sectors += std::popcount(mask);
+  return true;
+}
+
+bool L2RangeWalk::fill_lines(std::uint64_t first, std::uint64_t count, std::uint32_t slot, bool persisting,
+                             L2Counts& counts) {
+  const std::uint64_t sets = geometry_.sets;
+  const std::uint64_t last = first + (count - 1) * sets;
+  const std::uint64_t full = geometry_.full_mask();
+  Entry* set = &entries_[std::size_t(slot) * geometry_.ways];
+  bool present = false;
+  for (std::uint32_t p = 0; p < 2 && !present; ++p) {
+    const Entry* front = set + partition(p).base;
+    const std::uint32_t used = used_[std::size_t(slot) * 2 + p];
+    for (std::uint32_t j = 0; j < used; ++j) present |= front[j].line >= first && front[j].line <= last;
+  }
+  if (present) {
+    bool missed = false;
+    for (std::uint64_t k = 0; k < count; ++k) missed |= touch_line(first + k * sets, slot, full, persisting, counts);
+    return missed;
+  }
+  counts.line_misses += count;
+  counts.line_miss_sectors += count * geometry_.sectors_per_line;
+  const std::uint32_t index = partition_of(persisting);
+  const Partition part = partition(index);
+  std::uint32_t& used = used_[std::size_t(slot) * 2 + index];
+  Entry* front = set + part.base;
+  const std::uint32_t placed = static_cast<std::uint32_t>(std::min<std::uint64_t>(count, part.capacity));
+  const std::uint32_t keep = std::min(used, part.capacity - placed);
+  std::memmove(front + placed, front, keep * sizeof(Entry));
+  for (std::uint32_t j = 0; j < placed; ++j) front[j] = Entry{last - j * sets, full};  // most recent (last) first
+  used = keep + placed;
+  return true;
+}
+
+L2Walk::Touch L2RangeWalk::access(std::uint64_t address, std::uint64_t end, bool persisting, L2Counts& counts) {
+  const L2Geometry& g = geometry_;
+  const std::uint64_t first_line = address / g.line_bytes;
+  const std::uint64_t last_line = (end - 1) / g.line_bytes;
+  const std::uint64_t lines = last_line - first_line + 1;
+  Touch t;
+  if (lines <= g.sampled.size()) {  // at most one line a set
+    for (std::uint64_t line = first_line; line <= last_line; ++line) {
+      const std::int32_t slot = g.slot_of_set[line % g.sets];
+      if (slot < 0) continue;
+      t.touched = true;
+      t.missed |= touch_line(line, static_cast<std::uint32_t>(slot), g.mask_for(line, address, end), persisting, counts);
+    }
+    return t;
+  }
+  const bool head_partial = address % g.line_bytes != 0;
+  const bool tail_partial = end % g.line_bytes != 0;
+  const std::uint64_t first_set = first_line % g.sets;
+  for (std::size_t i = 0; i < g.sampled.size(); ++i) {
+    const auto slot = static_cast<std::uint32_t>(i);
+    std::uint64_t line = first_line + (g.sampled[i] + g.sets - first_set) % g.sets;
+    if (line > last_line) continue;
+    std::uint64_t count = (last_line - line) / g.sets + 1;
+    t.touched = true;
+    if (head_partial && line == first_line) {
+      t.missed |= touch_line(line, slot, g.mask_for(line, address, end), persisting, counts);
+      line += g.sets;
+      --count;
+    }
+    const bool tail = tail_partial && count > 0 && line + (count - 1) * g.sets == last_line;
+    if (tail) --count;
+    if (count > 0) t.missed |= fill_lines(line, count, slot, persisting, counts);
+    if (tail) t.missed |= touch_line(last_line, slot, g.mask_for(last_line, address, end), persisting, counts);
+  }
+  return t;
+}
+
+}  // namespace flashsim
