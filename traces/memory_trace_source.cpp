@@ -34,3 +34,12 @@ std::vector<AccessRecord> read_all_records(ITraceSource& trace) {
 }
 
 }  // namespace flashsim
+
+namespace flashsim {
+
+std::size_t buffer_records_for(const TraceMeta& meta, std::size_t limit) {
+  if (meta.record_count > 0 && meta.record_count < limit) return static_cast<std::size_t>(meta.record_count);
+  return std::max<std::size_t>(limit, 1);
+}
+
+}  // namespace flashsim

@@ -42,6 +42,12 @@ class ITraceSink {
 /// not what came.
 std::vector<AccessRecord> read_all_records(ITraceSource& trace);
 
+/// Records a read buffer needs for `meta`'s trace: `limit`, or the trace's
+/// record_count when it is known and smaller (at least 1). A captured
+/// program of a few hundred records should not page in megabytes of
+/// zeroed buffer before its first event.
+std::size_t buffer_records_for(const TraceMeta& meta, std::size_t limit);
+
 /// A trace held in memory (generators, tests, embedded default input).
 class MemoryTraceSource final : public ITraceSource {
  public:

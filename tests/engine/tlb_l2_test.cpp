@@ -171,3 +171,62 @@ TEST(L2Sampling, AutoSamplesLargeGeometriesAndEstimatesACopy) {
 
 }  // namespace
 }  // namespace flashsim
+
+#include <random>
+
+#include "sim/engine/event/l2_line_walk.h"
+#include "sim/engine/event/l2_range_walk.h"
+
+namespace flashsim {
+namespace {
+
+// The range walk against the per-line reference, after every access of
+// random sequences: same counts, same Touch. Geometries with and without
+// set sampling and a persisting carve-out; accesses from one byte to
+// several times the capacity, unaligned heads and tails, overlapping and
+// repeated ranges in a small address window (so sets hold range lines when
+// a long copy arrives, and the per-line fallback is taken too).
+TEST(L2Walks, RangeWalkEqualsLineWalkOnRandomSequences) {
+  std::mt19937_64 rng(20261206);
+  int long_ranges = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    L2Spec spec;
+    spec.line_bytes = 128;
+    spec.sector_bytes = 32;
+    spec.associativity = 2u + static_cast<std::uint32_t>(rng() % 7);  // 2..8 ways
+    const std::uint64_t sets = 1ull << (rng() % 7);                    // 1..64 sets
+    spec.capacity_bytes = sets * spec.associativity * spec.line_bytes;
+    spec.sampled_sets = (rng() % 2 == 0 || sets < 4) ? 0 : static_cast<std::uint32_t>(sets / 4);
+    const std::uint64_t carve = rng() % spec.associativity;  // 0..ways-1 ways
+    spec.persisting_bytes = carve * sets * spec.line_bytes;
+    const L2Geometry geometry(spec);
+    L2LineWalk line_walk(geometry);
+    L2RangeWalk range_walk(geometry);
+    L2Counts by_line, by_range;
+    const std::uint64_t window = spec.capacity_bytes * 4;
+    for (int i = 0; i < 300; ++i) {
+      const std::uint64_t address = rng() % window;
+      std::uint64_t bytes = 0;
+      switch (rng() % 4) {
+        case 0: bytes = 1 + rng() % 64; break;
+        case 1: bytes = 1 + rng() % (spec.line_bytes * 4); break;
+        case 2: bytes = 1 + rng() % spec.capacity_bytes; break;
+        default: bytes = 1 + rng() % (spec.capacity_bytes * 3); break;
+      }
+      if ((address + bytes - 1) / spec.line_bytes - address / spec.line_bytes + 1 > geometry.sampled.size()) ++long_ranges;
+      const bool persisting = rng() % 3 == 0;
+      const L2Walk::Touch a = line_walk.access(address, address + bytes, persisting, by_line);
+      const L2Walk::Touch b = range_walk.access(address, address + bytes, persisting, by_range);
+      ASSERT_EQ(a.touched, b.touched) << "trial " << trial << " access " << i;
+      ASSERT_EQ(a.missed, b.missed) << "trial " << trial << " access " << i;
+      ASSERT_EQ(by_line.sector_hits, by_range.sector_hits) << "trial " << trial << " access " << i;
+      ASSERT_EQ(by_line.sector_misses, by_range.sector_misses) << "trial " << trial << " access " << i;
+      ASSERT_EQ(by_line.line_misses, by_range.line_misses) << "trial " << trial << " access " << i;
+      ASSERT_EQ(by_line.line_miss_sectors, by_range.line_miss_sectors) << "trial " << trial << " access " << i;
+    }
+  }
+  EXPECT_GT(long_ranges, 10000);  // the range path ran, not only the short one
+}
+
+}  // namespace
+}  // namespace flashsim

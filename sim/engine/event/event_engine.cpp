@@ -395,7 +395,7 @@ void EventEngine::prepare() {
   }
   occupancy_.sample_ns = config_.occupancy_sample_ns;
   next_sample_ns_ = config_.occupancy_sample_ns > 0 ? 0 : kNeverNs;
-  chunk_.resize(kChunkRecords);
+  chunk_.resize(buffer_records_for(trace_.meta(), kChunkRecords));
   evicted_.reserve(64);
   completed_.reserve(64);
   window(0).start_ns = 0;

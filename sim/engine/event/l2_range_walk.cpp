@@ -102,12 +102,18 @@ L2Walk::Touch L2RangeWalk::access(std::uint64_t address, std::uint64_t end, bool
   }
   const bool head_partial = address % g.line_bytes != 0;
   const bool tail_partial = end % g.line_bytes != 0;
+  // The set at offset d from the first line's set holds q + (d < r) of the
+  // range's lines, lines = q·sets + r: two divisions an access, none a set.
   const std::uint64_t first_set = first_line % g.sets;
+  const std::uint64_t q = lines / g.sets;
+  const std::uint64_t r = lines % g.sets;
   for (std::size_t i = 0; i < g.sampled.size(); ++i) {
     const auto slot = static_cast<std::uint32_t>(i);
-    std::uint64_t line = first_line + (g.sampled[i] + g.sets - first_set) % g.sets;
-    if (line > last_line) continue;
-    std::uint64_t count = (last_line - line) / g.sets + 1;
+    const std::uint64_t set = g.sampled[i];
+    const std::uint64_t d = set >= first_set ? set - first_set : set + g.sets - first_set;
+    std::uint64_t count = q + (d < r ? 1 : 0);
+    if (count == 0) continue;
+    std::uint64_t line = first_line + d;
     t.touched = true;
     if (head_partial && line == first_line) {
       t.missed |= touch_line(line, slot, g.mask_for(line, address, end), persisting, counts);
