@@ -5,7 +5,7 @@
 namespace flashsim {
 
 PrefetchingTraceSource::PrefetchingTraceSource(std::unique_ptr<ITraceSource> inner, std::size_t chunk_records)
-    : inner_(std::move(inner)), chunk_records_(buffer_records_for(inner_->meta(), std::max<std::size_t>(chunk_records, 1))) {
+    : inner_(std::move(inner)), chunk_records_(buffer_records_for(inner_->meta(), chunk_records)) {
   start();
 }
 

@@ -38,8 +38,9 @@ RunMetrics run_cache_only(ITraceSource& trace, const CacheConfig& cache, CacheOn
 
   RunMetrics metrics;
   AccessCounters& c = metrics.total;
-  std::vector<AccessRecord> chunk(kChunkRecords);
-  std::vector<BlockIndex> chunk_index(kChunkRecords);
+  const std::size_t chunk_records = buffer_records_for(trace.meta(), kChunkRecords);
+  std::vector<AccessRecord> chunk(chunk_records);
+  std::vector<BlockIndex> chunk_index(chunk_records);
   std::uint64_t i = 0;
   trace.rewind();
   for (std::size_t n; (n = trace.read(chunk)) > 0;) {

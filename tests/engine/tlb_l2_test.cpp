@@ -1,8 +1,12 @@
 // TLB and L2 models against hand-worked sequences.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "sim/core/errors.h"
+#include "sim/engine/event/l2_line_walk.h"
 #include "sim/engine/event/l2_model.h"
+#include "sim/engine/event/l2_range_walk.h"
 #include "sim/engine/event/tlb.h"
 
 namespace flashsim {
@@ -171,11 +175,6 @@ TEST(L2Sampling, AutoSamplesLargeGeometriesAndEstimatesACopy) {
 
 }  // namespace
 }  // namespace flashsim
-
-#include <random>
-
-#include "sim/engine/event/l2_line_walk.h"
-#include "sim/engine/event/l2_range_walk.h"
 
 namespace flashsim {
 namespace {
