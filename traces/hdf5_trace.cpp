@@ -289,8 +289,13 @@ struct Hdf5TraceWriter::State {
     const auto& field = h5::record_fields()[k];
     unsigned char fill[h5::kMaxElementSize];
     field.default_value(fill);
-    datasets[k] = h5::create_extendible(records.get(), field.name, field.file_type(), field.mem_type(),
-                                        options.chunk_records, options.deflate_level, fill);
+    // A trace shorter than one chunk gets a chunk of its length: a reader
+    // inflates whole chunks, and 64 Ki records of fill for a 300-record
+    // capture cost more than replaying it (BENCHMARKS.md, issue 27 (a)).
+    const std::size_t known = written + buffer.size();
+    const std::size_t chunk = std::clamp<std::size_t>(known, 1, options.chunk_records);
+    datasets[k] = h5::create_extendible(records.get(), field.name, field.file_type(), field.mem_type(), chunk,
+                                        options.deflate_level, fill);
     // Records before this one were all default: extending reads them back as the fill value.
     if (written > 0) h5::set_length(datasets[k].get(), written);
   }

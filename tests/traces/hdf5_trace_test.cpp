@@ -138,6 +138,35 @@ TEST(Hdf5Trace, SameInputGivesIdenticalBytes) {
   EXPECT_EQ(a, file_bytes(dir / "b.h5"));
 }
 
+// The records' chunk length as written (HDF5's dataset creation list).
+hsize_t records_chunk(const std::filesystem::path& path, const char* field) {
+  h5::Handle file = h5::open_file_read(path.string());
+  h5::Handle group = h5::open_group(file.get(), "records");
+  h5::Handle d = h5::open_dataset(group.get(), field);
+  h5::Handle dcpl(H5Dget_create_plist(d.get()), H5Pclose);
+  hsize_t dims[1] = {0};
+  EXPECT_EQ(H5Pget_chunk(dcpl.get(), 1, dims), 1);
+  return dims[0];
+}
+
+TEST(Hdf5Trace, AShortTraceGetsAChunkOfItsLengthALongOneTheConfiguredChunk) {
+  // A reader inflates whole chunks: 300 records must not sit in a chunk of 64 Ki.
+  TempDir dir;
+  const auto records = full_records();  // 1000 records
+  write_file(dir / "short.h5", meta_with_catalog(true), records);
+  EXPECT_EQ(records_chunk(dir / "short.h5", "block_id"), 1000u);
+  EXPECT_EQ(records_chunk(dir / "short.h5", "next_use_index"), 1000u);
+  Hdf5WriteOptions small;
+  small.chunk_records = 256;  // 1000 records: 3 full chunks and a partial one
+  write_file(dir / "long.h5", meta_with_catalog(true), records, small);
+  EXPECT_EQ(records_chunk(dir / "long.h5", "block_id"), 256u);
+  Hdf5TraceSource src(dir / "long.h5");
+  const auto back = test::read_all(src);
+  ASSERT_EQ(back.size(), records.size());
+  EXPECT_EQ(back.back().block_id, records.back().block_id);
+  EXPECT_EQ(back.back().next_use_index, records.back().next_use_index);
+}
+
 TEST(Hdf5Trace, DestroyingWithoutFinishLeavesNothing) {
   TempDir dir;
   test::write_text_file(dir / "keep.h5", "previous content");
