@@ -59,30 +59,60 @@ bool L2RangeWalk::fill_lines(std::uint64_t first, std::uint64_t count, std::uint
   const std::uint64_t sets = geometry_.sets;
   const std::uint64_t last = first + (count - 1) * sets;
   const std::uint64_t full = geometry_.full_mask();
+  // Every line this set holds is = set (mod sets): it is one of the range's iff first <= line <= last.
+  const auto in_range = [&](const Entry& e) { return e.line >= first && e.line <= last; };
   Entry* set = &entries_[std::size_t(slot) * geometry_.ways];
-  bool present = false;
-  for (std::uint32_t p = 0; p < 2 && !present; ++p) {
-    const Entry* front = set + partition(p).base;
-    const std::uint32_t used = used_[std::size_t(slot) * 2 + p];
-    for (std::uint32_t j = 0; j < used; ++j) present |= front[j].line >= first && front[j].line <= last;
-  }
-  if (present) {
+  const std::uint32_t index = partition_of(persisting);
+  const Partition part = partition(index);
+  const Partition other = partition(1 - index);
+  const std::uint32_t other_used = used_[std::size_t(slot) * 2 + (1 - index)];
+  if (std::any_of(set + other.base, set + other.base + other_used, in_range)) {
+    // A range line in the other partition hits there and never enters this
+    // one: the per-line path, exact anywhere (only with a carve-out).
     bool missed = false;
     for (std::uint64_t k = 0; k < count; ++k) missed |= touch_line(first + k * sets, slot, full, persisting, counts);
     return missed;
   }
-  counts.line_misses += count;
-  counts.line_miss_sectors += count * geometry_.sectors_per_line;
-  const std::uint32_t index = partition_of(persisting);
-  const Partition part = partition(index);
+  // LRU stack of the partition while the range's lines L0 < L1 < ... are
+  // touched in order: after k of them, [L(k-1) ... L0] then the entries not
+  // yet touched in their old order, cut at `capacity`. So Lk, held at
+  // position p, is still there when touched iff k + p - a < capacity, a =
+  // range lines above it (position < p) that come before it (touched, moved
+  // to the front part). The partition ends as the last min(count, capacity)
+  // lines, most recent first, then the survivors that are not range lines.
   std::uint32_t& used = used_[std::size_t(slot) * 2 + index];
   Entry* front = set + part.base;
+  std::uint64_t hits = 0;
+  bool sector_missed = false;
+  // In units of `sets` (k·sets = line − first): no division per held line.
+  const std::uint64_t cut = std::uint64_t(part.capacity) * sets;
+  for (std::uint32_t p = 0; p < used; ++p) {
+    if (!in_range(front[p])) continue;
+    const std::uint64_t k_sets = front[p].line - first;
+    if (k_sets >= cut) continue;  // k >= capacity: pushed out before its turn, a line miss
+    if (k_sets + std::uint64_t(p) * sets >= cut) {
+      std::uint32_t above_before = 0;
+      for (std::uint32_t q = 0; q < p; ++q) above_before += in_range(front[q]) && front[q].line < front[p].line;
+      if (k_sets + std::uint64_t(p - above_before) * sets >= cut) continue;
+    }
+    ++hits;
+    const std::uint64_t miss = full & ~front[p].valid_sectors;
+    counts.sector_hits += std::popcount(full & front[p].valid_sectors);
+    counts.sector_misses += std::popcount(miss);
+    sector_missed |= miss != 0;
+  }
+  counts.line_misses += count - hits;
+  counts.line_miss_sectors += (count - hits) * geometry_.sectors_per_line;
   const std::uint32_t placed = static_cast<std::uint32_t>(std::min<std::uint64_t>(count, part.capacity));
-  const std::uint32_t keep = std::min(used, part.capacity - placed);
-  std::memmove(front + placed, front, keep * sizeof(Entry));
+  // Survivors keep their order: compacted in place, then shifted behind the placed lines.
+  std::uint32_t kept = 0;
+  for (std::uint32_t p = 0; p < used && kept < part.capacity - placed; ++p) {
+    if (!in_range(front[p])) front[kept++] = front[p];
+  }
+  std::memmove(front + placed, front, kept * sizeof(Entry));
   for (std::uint32_t j = 0; j < placed; ++j) front[j] = Entry{last - j * sets, full};  // most recent (last) first
-  used = keep + placed;
-  return true;
+  used = kept + placed;
+  return sector_missed || hits < count;
 }
 
 L2Walk::Touch L2RangeWalk::access(std::uint64_t address, std::uint64_t end, bool persisting, L2Counts& counts) {

@@ -10,9 +10,12 @@
 // line the set holds is ≡ set mod sets, so it is one of them iff
 // L0 <= line <= L_{n-1}), all n are line misses and the partition ends
 // with the last min(n, ways) of them in front of the most recent
-// survivors: one shift, not n lookups. A set that holds one of the range's
-// lines, and the partial first and last lines of the range, take the
-// per-line path, which is exact anywhere.
+// survivors: one shift, not n lookups. When the set holds some of them,
+// each held line's fate follows from its place in the LRU stack (a hit iff
+// fewer than `ways` lines come above it before its turn): one pass over the
+// set's ways. The partial first and last lines of the range, and a range
+// line held in the other partition (a carve-out), take the per-line path,
+// which is exact anywhere.
 #pragma once
 #include <cstdint>
 #include <vector>
