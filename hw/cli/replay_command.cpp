@@ -19,16 +19,6 @@
 namespace flashsim::cli {
 namespace {
 
-// A YAML flow-map value: quoted, so that a prefetcher's parameters stay text.
-std::string yaml_quoted(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
 int replay_command(int argc, char** argv) {
   CLI::App app(
       "Runs each scenario's policies (at each sweep point) on the GPU: `flashsim run` with\n"
@@ -81,15 +71,22 @@ int replay_command(int argc, char** argv) {
     }
     params += (params.empty() ? "" : ",") + p;
   }
-  auto yes = [](bool b) { return b ? "true" : "false"; };
-  const std::string engine = "engine={impl: gpu_replay, backing: " + backing + ", no_cache: " + yes(no_cache) +
-                             ", kernel: " + kernel + ", copy_streams: " + std::to_string(copy_streams) +
-                             ", run_ahead: " + std::to_string(run_ahead) + ", verify: " + yes(verify) +
-                             ", replay_gaps: " + yes(replay_gaps) + ", l2_mode: " + yes(l2_mode) +
-                             ", l2_window: " + yes(!no_window) + ", prefetcher: " + yaml_quoted(prefetcher) +
-                             ", prefetcher_params: " + yaml_quoted(params) + ", access_log: " + yes(!no_access_log) +
-                             ", nvml: " + yes(!no_nvml) + ", device: " + std::to_string(device) +
-                             ", max_accesses: " + std::to_string(max_accesses) + "}";
+  auto yes = [](bool b) -> std::string { return b ? "true" : "false"; };
+  const std::string engine = engine_set_text("gpu_replay", {{"backing", backing},
+                                                            {"no_cache", yes(no_cache)},
+                                                            {"kernel", kernel},
+                                                            {"copy_streams", std::to_string(copy_streams)},
+                                                            {"run_ahead", std::to_string(run_ahead)},
+                                                            {"verify", yes(verify)},
+                                                            {"replay_gaps", yes(replay_gaps)},
+                                                            {"l2_mode", yes(l2_mode)},
+                                                            {"l2_window", yes(!no_window)},
+                                                            {"prefetcher", prefetcher},
+                                                            {"prefetcher_params", params},
+                                                            {"access_log", yes(!no_access_log)},
+                                                            {"nvml", yes(!no_nvml)},
+                                                            {"device", std::to_string(device)},
+                                                            {"max_accesses", std::to_string(max_accesses)}});
   std::vector<std::string> all_sets{engine};  // the user's --set after it: engine.run_ahead=16 still applies
   all_sets.insert(all_sets.end(), sets.begin(), sets.end());
   std::vector<Override> overrides;

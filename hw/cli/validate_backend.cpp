@@ -24,11 +24,12 @@ class GpuReplayBackend final : public IHwBackend {
 
   HwReplayOutcome replay(const ScenarioDocument& document, const HwReplayKnobs& knobs) const override {
     // The entry's scenario on the gpu_replay engine (its parameters check the knobs' ranges).
-    const std::string engine = "engine={impl: gpu_replay, backing: " + knobs.backing +
-                               ", no_cache: " + (knobs.no_cache ? "true" : "false") +
-                               ", copy_streams: " + std::to_string(knobs.copy_streams) +
-                               ", run_ahead: " + std::to_string(knobs.run_ahead) +
-                               ", device: " + std::to_string(knobs.device) + ", access_log: false}";
+    const std::string engine = engine_set_text("gpu_replay", {{"backing", knobs.backing},
+                                                              {"no_cache", knobs.no_cache ? "true" : "false"},
+                                                              {"copy_streams", std::to_string(knobs.copy_streams)},
+                                                              {"run_ahead", std::to_string(knobs.run_ahead)},
+                                                              {"device", std::to_string(knobs.device)},
+                                                              {"access_log", "false"}});
     const ScenarioDocument on_gpu = ScenarioDocument::from_text(document.input_text(), document.display_name(),
                                                                 document.base_dir(), {parse_override(engine)});
     RunnerOptions options;

@@ -207,7 +207,7 @@ EngineTraits gpu_replay_traits() {
   EngineTraits t;
   t.capabilities = {.models_time = true, .takes_prefetchers = true, .time_series = true, .needs_gpu = true};
   t.uses = {"hardware", "workload.issue", "workload.gap", "decision_clock", "prefetch", "policies.prefetch",
-            "policies.admission", "serving", "outputs.window", "cache.granularity", "cache.allocator", "cache.pin",
+            "policies.admission", "serving.kv_resident", "outputs.window", "cache.granularity", "cache.allocator", "cache.pin",
             "cache.size_change"};
   t.statistics = cache_statistics();
   for (const char* s : {"delayed_hits", "bytes_prefetched", "prefetches", "prefetch_used_timely", "prefetch_used_late",

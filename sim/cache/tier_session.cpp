@@ -26,6 +26,12 @@ TierSession::TierSession(const CacheConfig& cache, const TraceMeta& meta, const 
   if (cache.ignore_sizes && options.moves_bytes) {
     throw InputError("cache.ignore_sizes: this driver moves the blocks' bytes; use engine: cache_only");
   }
+  if (options.kv_resident &&
+      std::none_of(meta.catalog.begin(), meta.catalog.end(), [](const BlockCatalogEntry& e) { return e.kind == "kv_page"; })) {
+    // Only catalog KV pages are held for their request: without any it would change nothing.
+    throw InputError("serving.kv_resident: trace '" + meta.source +
+                     "' has no KV pages (catalog blocks of kind kv_page), so it would change nothing");
+  }
   ignore_sizes_ = cache.ignore_sizes;
   size_change_hit_ = cache.size_change == SizeChange::hit;
   pins_ = resolve_pins(cache.pinned, meta, cache.capacity_bytes, cache.ignore_sizes);

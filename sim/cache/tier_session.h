@@ -100,7 +100,8 @@ struct TierSessionOptions {
   /// Slot allocator replacing CacheConfig::allocator ("" = the scenario's).
   /// The GPU replay places blocks in a real pool and uses first_fit for "bytes".
   std::string allocator;
-  /// KV pages of a running request stay in use until end_request (EngineConfig::kv_resident).
+  /// KV pages of a running request stay in use until end_request
+  /// (EngineConfig::kv_resident); refused for a trace whose catalog has none.
   bool kv_resident = false;
   /// Keep each block's last access time for IFastTierView::last_access_ns.
   bool track_last_access = false;
@@ -113,8 +114,8 @@ class TierSession {
  public:
   /// Builds the fast tier for `cache` over the blocks of `meta` (catalog:
   /// sizes, kinds, pins). Throws InputError for capacity 0, unknown policy
-  /// or allocator names, pins resolve_pins refuses, and ignore_sizes with
-  /// TierSessionOptions::moves_bytes.
+  /// or allocator names, pins resolve_pins refuses, ignore_sizes with
+  /// TierSessionOptions::moves_bytes, and kv_resident without KV pages.
   TierSession(const CacheConfig& cache, const TraceMeta& meta, const TierSessionOptions& options = {});
 
   TierSession(const TierSession&) = delete;

@@ -20,12 +20,15 @@ std::optional<Written> entry_of(const ConfigNode* map, std::string_view prefix, 
   if (map == nullptr || !map->is_map()) return std::nullopt;
   const ConfigEntry* e = map->find_entry(key);
   if (e == nullptr || e->value.is_null()) return std::nullopt;
-  if (e->value.is_sequence() && e->value.items.empty()) return std::nullopt;  // `prefetch: []` asks for nothing
+  // `prefetch: []` and `segment_shares: {}` ask for nothing.
+  if (e->value.is_sequence() && e->value.items.empty()) return std::nullopt;
+  if (e->value.is_map() && e->value.entries.empty()) return std::nullopt;
   return Written{e->key_pos.line > 0 ? e->key_pos : e->value.pos, join_key(prefix, key)};
 }
 
 // An optional key: where it sits (`section` "" for the top level, "policies"
-// for a key of each policy entry) and its name there.
+// for a key of each policy entry) and its name there. Sections whose keys
+// engines read apart (bandwidth, serving) are listed key by key.
 struct Feature {
   std::string key;      ///< the dotted name engines declare
   std::string section;  ///< "", "workload", "cache", "outputs" or "policies"
@@ -38,7 +41,10 @@ const std::vector<Feature>& features() {
       {"workload.gap", "workload", "gap"},    {"decision_clock", "", "decision_clock"},
       {"prefetch", "", "prefetch"},           {"policies.prefetch", "policies", "prefetch"},
       {"policies.admission", "policies", "admission"}, {"policies.as_recorded", "policies", ""},
-      {"bandwidth", "", "bandwidth"},         {"serving", "", "serving"},
+      {"bandwidth.segment_shares", "bandwidth", "segment_shares"},
+      {"bandwidth.reservation", "bandwidth", "reservation"},
+      {"serving.kv_resident", "serving", "kv_resident"},
+      {"serving.occupancy_window", "serving", "occupancy_window"},
       {"outputs.window", "outputs", "window"}, {"cache.granularity", "cache", "granularity"},
       {"cache.allocator", "cache", "allocator"}, {"cache.pin", "cache", "pin"},
       {"cache.size_change", "cache", "size_change"}, {"cache.ignore_sizes", "cache", "ignore_sizes"},
@@ -79,7 +85,14 @@ void erase(ConfigNode& tree, const Feature& f) {
   }
   ConfigNode* section = tree.find(f.section);
   if (section == nullptr) return;
-  if (section->is_map()) section->erase(f.leaf);
+  if (section->is_map()) {
+    section->erase(f.leaf);
+    // A section left empty (bandwidth, serving: every key unused) goes too.
+    if (section->entries.empty()) {
+      tree.erase(f.section);
+      return;
+    }
+  }
   for (ConfigNode& item : section->items) {
     if (item.is_map()) item.erase(f.leaf);
   }

@@ -21,8 +21,10 @@ namespace flashsim {
 /// The optional scenario keys an engine may declare it uses, in a stable
 /// order: hardware, workload.issue, workload.gap, decision_clock, prefetch,
 /// policies.prefetch, policies.admission, policies.as_recorded (a policy
-/// `as_recorded`), bandwidth, serving, outputs.window, cache.granularity,
-/// cache.allocator, cache.pin, cache.size_change, cache.ignore_sizes.
+/// `as_recorded`), bandwidth.segment_shares, bandwidth.reservation,
+/// serving.kv_resident, serving.occupancy_window, outputs.window,
+/// cache.granularity, cache.allocator, cache.pin, cache.size_change,
+/// cache.ignore_sizes.
 const std::vector<std::string>& scenario_feature_keys();
 
 /// Resolves `engine:` of scenario `tree` (absent: event) against

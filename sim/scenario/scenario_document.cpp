@@ -75,6 +75,20 @@ Override parse_override(std::string_view text) {
   return out;
 }
 
+std::string engine_set_text(const std::string& impl, const std::vector<std::pair<std::string, std::string>>& params) {
+  const auto quoted = [](const std::string& v) {
+    std::string out = "\"";
+    for (const char c : v) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    return out + "\"";
+  };
+  std::string text = "engine={impl: " + impl;
+  for (const auto& [key, value] : params) text += ", " + key + ": " + quoted(value);
+  return text + "}";
+}
+
 std::string SweepPoint::label() const {
   std::string out;
   for (const auto& [path, value] : assignments) {

@@ -25,6 +25,12 @@ struct Override {
 /// Parses "key=value". Throws InputError when there is no '=' or the key is empty.
 Override parse_override(std::string_view text);
 
+/// "engine={impl: IMPL, KEY: "VALUE", ...}": what a command's options for
+/// one engine become, as the text of one `--set` (flashsim replay hands it
+/// to `flashsim run`; the validation suite's GPU runs parse it). Values are
+/// quoted YAML scalars, so they stay text; the engine's parameters check them.
+std::string engine_set_text(const std::string& impl, const std::vector<std::pair<std::string, std::string>>& params);
+
 /// One `sweep:` entry: a dotted path and the values it takes.
 struct SweepAxis {
   std::string path;

@@ -30,8 +30,15 @@ TEST(GpuReplayCli, ParametersResolveWithDefaultsAndAnUnusedKeyIsRefused) {
   const test::Outcome refused = test::run_flashsim(
       dir.path(), "run --set 'engine={impl: gpu_replay}' --set 'bandwidth={reservation: {enabled: true}}' --print-scenario");
   EXPECT_EQ(refused.code, 2);
-  EXPECT_NE(refused.err.find("key 'bandwidth': engine 'gpu_replay' does not use it (used by: event)"), std::string::npos)
+  EXPECT_NE(refused.err.find("key 'bandwidth.reservation': engine 'gpu_replay' does not use it (used by: event)"), std::string::npos)
       << refused.err;
+  // The replay holds KV pages for their request but samples no occupancy by kind.
+  const test::Outcome sampled = test::run_flashsim(
+      dir.path(), "run --set 'engine={impl: gpu_replay}' --set 'serving={occupancy_window: 1ms}' --print-scenario");
+  EXPECT_EQ(sampled.code, 2);
+  EXPECT_NE(sampled.err.find("key 'serving.occupancy_window': engine 'gpu_replay' does not use it (used by: event)"),
+            std::string::npos)
+      << sampled.err;
   const test::Outcome range = test::run_flashsim(dir.path(), "run --set 'engine={impl: gpu_replay, run_ahead: 0}' --print-scenario");
   EXPECT_EQ(range.code, 2);
   EXPECT_NE(range.err.find("run_ahead"), std::string::npos) << range.err;

@@ -347,6 +347,23 @@ TEST_F(ScenarioTest, OverridesByDottedPath) {
   EXPECT_EQ(s.seed, 42u);
 }
 
+TEST_F(ScenarioTest, AnEnginesOptionsAsOneSetTextParseBackToTheSameTexts) {
+  // Values with YAML's own characters stay text: a prefetcher's parameter list, quotes, a backslash.
+  const std::string text =
+      engine_set_text("program", {{"skip_steps", "2"}, {"host_memory", "pinned"}, {"note", "a, b: {c}\\ \"d\""}});
+  EXPECT_EQ(text, "engine={impl: program, skip_steps: \"2\", host_memory: \"pinned\", note: \"a, b: {c}\\\\ \\\"d\\\"\"}");
+  const Override o = parse_override(text);
+  EXPECT_EQ(o.path, "engine");
+  ASSERT_TRUE(o.value.is_map());
+  EXPECT_EQ(o.value.find("impl")->scalar, "program");
+  EXPECT_EQ(o.value.find("skip_steps")->scalar, "2");
+  EXPECT_EQ(o.value.find("note")->scalar, "a, b: {c}\\ \"d\"");
+  // And the engine reads them as its parameters.
+  const Scenario s = resolve(kBase, {parse_override(engine_set_text("program", {{"skip_steps", "3"}}))});
+  EXPECT_EQ(s.engine.impl, "program");
+  EXPECT_EQ(s.engine.params.at("skip_steps"), "3");
+}
+
 TEST_F(ScenarioTest, OverrideReachesIntoAProfilesTierList) {
   std::string text = kBase;
   text.replace(text.find("seed-defaults"), 13, "h200");

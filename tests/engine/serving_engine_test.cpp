@@ -137,6 +137,31 @@ TEST(SegmentLocking, SharesOutsideTheUnitIntervalAreInputErrors) {
   EXPECT_THROW(run(r, c), InputError);
 }
 
+TEST(SegmentLocking, AShareForASegmentNoBlockBelongsToIsRefusedNotIgnored) {
+  std::vector<AccessRecord> r = {rec(0, 0, 0, kNoRequest, -1, Phase::unknown, 0)};
+  EngineConfig c = config(0);
+  c.segment_shares = {{"cross_attention", 0.35}};
+  const auto error_of = [](auto fn) -> std::string {
+    try {
+      fn();
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "did not throw";
+  };
+  // No catalog (a plain trace): nothing to share between.
+  std::string error = error_of([&] { run(r, c); });
+  EXPECT_NE(error.find("bandwidth.segment_shares.cross_attention"), std::string::npos) << error;
+  EXPECT_NE(error.find("its catalog names no segments"), std::string::npos) << error;
+  // A catalog with other segments: they are named.
+  TraceMeta meta;
+  meta.catalog = {entry(0, "weight", "vision"), entry(1, "weight", "decoder")};
+  error = error_of([&] { run(r, c, meta); });
+  EXPECT_NE(error.find("its segments: decoder, vision"), std::string::npos) << error;
+  c.segment_shares = {{"vision", 0.35}};
+  EXPECT_NO_THROW(run(r, c, meta));
+}
+
 TEST(Reservation, RequestsAreGrantedInArrivalOrderWhenTheLinkCanCarryThem) {
   // Link 1 GB/s; need = L_in · 1 · 0.1 GB/s with L_in = 1 + prefill token:
   // A (stream 0) 0.6, B (stream 1) 0.6, C (stream 2) 0.3 GB/s, all at t = 0,

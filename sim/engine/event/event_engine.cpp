@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -286,6 +287,22 @@ void EventEngine::validate() const {
   }
   if (share_sum > 1.0 + 1e-9) {
     throw InputError("bandwidth.segment_shares: shares sum to " + std::to_string(share_sum) + ", more than 1");
+  }
+  if (!config_.segment_shares.empty()) {
+    // A share for a segment no block belongs to would change nothing: refused, not ignored.
+    std::set<std::string> segments;
+    for (const BlockCatalogEntry& e : trace_.meta().catalog) {
+      if (!e.segment.empty()) segments.insert(e.segment);
+    }
+    for (const auto& [segment, share] : config_.segment_shares) {
+      if (segments.count(segment)) continue;
+      std::string known;
+      for (const std::string& s : segments) known += (known.empty() ? "" : ", ") + s;
+      throw InputError("bandwidth.segment_shares." + segment + ": no block of trace '" + trace_.meta().source +
+                       "' belongs to segment '" + segment + "' (" +
+                       (known.empty() ? std::string("its catalog names no segments") : "its segments: " + known) +
+                       "), so the share would change nothing");
+    }
   }
   const ReservationSpec& res = config_.reservation;
   if (res.enabled) {

@@ -12,9 +12,22 @@ class EventEngine final : public IEngine {
 EngineTraits event_traits() {
   EngineTraits t;
   t.capabilities = {.models_time = true, .takes_prefetchers = true, .serving_metrics = true, .time_series = true};
-  t.uses = {"hardware",       "workload.issue", "workload.gap", "decision_clock", "prefetch",      "policies.prefetch",
-            "policies.admission", "bandwidth", "serving",      "outputs.window", "cache.granularity", "cache.allocator",
-            "cache.pin",      "cache.size_change"};
+  t.uses = {"hardware",
+            "workload.issue",
+            "workload.gap",
+            "decision_clock",
+            "prefetch",
+            "policies.prefetch",
+            "policies.admission",
+            "bandwidth.segment_shares",
+            "bandwidth.reservation",
+            "serving.kv_resident",
+            "serving.occupancy_window",
+            "outputs.window",
+            "cache.granularity",
+            "cache.allocator",
+            "cache.pin",
+            "cache.size_change"};
   t.statistics = cache_statistics();
   for (const char* s : {"delayed_hits", "bytes_prefetched", "prefetches", "prefetch_used_timely", "prefetch_used_late",
                         "prefetch_unused", "prefetch_accuracy", "prefetch_coverage", "prefetch_timeliness", "stall_ns",
