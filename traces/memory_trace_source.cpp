@@ -18,6 +18,13 @@ std::size_t MemoryTraceSource::read(std::span<AccessRecord> out) {
   return n;
 }
 
+std::optional<std::span<const AccessRecord>> MemoryTraceSource::borrow(std::size_t max) {
+  const std::size_t n = std::min(max, records_.size() - position_);
+  const std::span<const AccessRecord> out(records_.data() + position_, n);
+  position_ += n;
+  return out;
+}
+
 std::vector<AccessRecord> read_all_records(ITraceSource& trace) {
   // Read to the end: text formats learn their record count only there.
   const std::uint64_t expected = trace.meta().record_count;
@@ -40,6 +47,12 @@ namespace flashsim {
 std::size_t buffer_records_for(const TraceMeta& meta, std::size_t limit) {
   if (meta.record_count > 0 && meta.record_count < limit) return static_cast<std::size_t>(meta.record_count);
   return std::max<std::size_t>(limit, 1);
+}
+
+std::span<const AccessRecord> next_records(ITraceSource& trace, std::vector<AccessRecord>& own, std::size_t max) {
+  if (const auto lent = trace.borrow(max)) return *lent;
+  if (own.size() != max) own.resize(max);
+  return {own.data(), trace.read(own)};
 }
 
 }  // namespace flashsim

@@ -55,20 +55,33 @@ void PrefetchingTraceSource::fill_loop() {
   }
 }
 
+bool PrefetchingTraceSource::refill() {
+  std::unique_lock lock(mutex_);
+  cv_.wait(lock, [&] { return chunk_done_; });
+  if (error_) std::rethrow_exception(error_);
+  if (filled_ == 0) return false;  // end of trace (chunk_done_ stays set: later reads return 0)
+  // The chunk lent last goes to filling_, which the worker only swaps with
+  // its own buffer: it is not written while a borrower may still read it.
+  ready_.swap(filling_);
+  ready_.resize(filled_);
+  ready_pos_ = 0;
+  chunk_done_ = false;
+  cv_.notify_all();
+  return true;
+}
+
+std::optional<std::span<const AccessRecord>> PrefetchingTraceSource::borrow(std::size_t max) {
+  if (ready_pos_ == ready_.size() && !refill()) return std::span<const AccessRecord>{};
+  const std::size_t n = std::min(max, ready_.size() - ready_pos_);
+  const std::span<const AccessRecord> out(ready_.data() + ready_pos_, n);
+  ready_pos_ += n;
+  return out;
+}
+
 std::size_t PrefetchingTraceSource::read(std::span<AccessRecord> out) {
   std::size_t written = 0;
   while (written < out.size()) {
-    if (ready_pos_ == ready_.size()) {
-      std::unique_lock lock(mutex_);
-      cv_.wait(lock, [&] { return chunk_done_; });
-      if (error_) std::rethrow_exception(error_);
-      if (filled_ == 0) break;  // end of trace (chunk_done_ stays set: later reads return 0)
-      ready_.swap(filling_);
-      ready_.resize(filled_);
-      ready_pos_ = 0;
-      chunk_done_ = false;
-      cv_.notify_all();
-    }
+    if (ready_pos_ == ready_.size() && !refill()) break;
     const std::size_t n = std::min(out.size() - written, ready_.size() - ready_pos_);
     std::copy_n(ready_.begin() + static_cast<std::ptrdiff_t>(ready_pos_), n, out.begin() + static_cast<std::ptrdiff_t>(written));
     ready_pos_ += n;

@@ -27,8 +27,11 @@ class PrefetchingTraceSource final : public ITraceSource {
   const TraceMeta& meta() const override { return inner_->meta(); }
   std::size_t read(std::span<AccessRecord> out) override;
   void rewind() override;
+  /// Lends the decoded chunk itself (no copy of the records).
+  std::optional<std::span<const AccessRecord>> borrow(std::size_t max) override;
 
  private:
+  bool refill();  // the next decoded chunk into ready_; false at the end
   void start();
   void stop();
   void fill_loop();

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -24,6 +25,15 @@ class ITraceSource {
 
   /// Back to the first record (drivers make several passes: next-use, replay).
   virtual void rewind() = 0;
+
+  /// Reading without a copy: up to `max` (> 0) next records in storage the
+  /// source owns, valid until its next read, borrow or rewind; an empty span
+  /// at the end of the trace. nullopt: this source cannot lend (the caller
+  /// read()s into its own buffer). Throws what read() throws.
+  virtual std::optional<std::span<const AccessRecord>> borrow(std::size_t max) {
+    (void)max;
+    return std::nullopt;
+  }
 };
 
 /// Receives records in order and writes them somewhere.
@@ -48,6 +58,11 @@ std::vector<AccessRecord> read_all_records(ITraceSource& trace);
 /// zeroed buffer before its first event.
 std::size_t buffer_records_for(const TraceMeta& meta, std::size_t limit);
 
+/// The next up to `max` (> 0) records of `trace`: lent by the source when it
+/// can (ITraceSource::borrow), else read into `own` (resized as needed).
+/// Valid until the next call; empty at the end. Throws what the source throws.
+std::span<const AccessRecord> next_records(ITraceSource& trace, std::vector<AccessRecord>& own, std::size_t max);
+
 /// A trace held in memory (generators, tests, embedded default input).
 class MemoryTraceSource final : public ITraceSource {
  public:
@@ -55,6 +70,7 @@ class MemoryTraceSource final : public ITraceSource {
   const TraceMeta& meta() const override { return meta_; }
   std::size_t read(std::span<AccessRecord> out) override;
   void rewind() override { position_ = 0; }
+  std::optional<std::span<const AccessRecord>> borrow(std::size_t max) override;
   const std::vector<AccessRecord>& records() const { return records_; }
 
  private:

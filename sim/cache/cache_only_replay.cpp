@@ -1,5 +1,6 @@
 // run_cache_only (sim/cache/cache_only.h): the access protocol with nothing
-// around it. Lean on purpose: a chunk of records is numbered first (the
+// around it. Lean on purpose: records are read in place when the source
+// lends them (no copy), and a chunk of them is numbered first (the
 // table lookups are independent, so the core overlaps their cache misses),
 // then each access is one TierSession::access, with the block's tier entry
 // prefetched a few records ahead.
@@ -18,8 +19,8 @@
 namespace flashsim {
 namespace {
 
-// Records per read: small enough that a chunk (about 100 bytes a record)
-// stays in a core's L2 cache between the reader filling it and the replay.
+// Records per pass: small enough that a chunk (about 100 bytes a record)
+// stays in a core's L2 cache between its numbering pass and the replay.
 constexpr std::size_t kChunkRecords = 4 * 1024;
 // How many records ahead the replay prefetches a block's state, and the
 // numbering its id (a lookup is a few ns when cached: hints go further ahead).
@@ -39,11 +40,12 @@ RunMetrics run_cache_only(ITraceSource& trace, const CacheConfig& cache, CacheOn
   RunMetrics metrics;
   AccessCounters& c = metrics.total;
   const std::size_t chunk_records = buffer_records_for(trace.meta(), kChunkRecords);
-  std::vector<AccessRecord> chunk(chunk_records);
+  std::vector<AccessRecord> own;  // for a source that cannot lend its records
   std::vector<BlockIndex> chunk_index(chunk_records);
   std::uint64_t i = 0;
   trace.rewind();
-  for (std::size_t n; (n = trace.read(chunk)) > 0;) {
+  for (std::span<const AccessRecord> chunk; !(chunk = next_records(trace, own, chunk_records)).empty();) {
+    const std::size_t n = chunk.size();
     for (std::size_t k = 0; k < n; ++k) {
       if (k + kNumberAhead < n) session.prefetch_number(chunk[k + kNumberAhead].block_id);
       if (chunk[k].bytes == 0) {

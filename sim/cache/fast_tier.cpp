@@ -10,6 +10,8 @@ FastTier::FastTier(std::unique_ptr<IEvictionPolicy> policy, std::unique_ptr<ISlo
                    std::size_t block_count_hint, std::unique_ptr<IAdmissionPolicy> admission)
     : policy_(std::move(policy)), allocator_(std::move(allocator)), admission_(std::move(admission)) {
   if (!policy_ || !allocator_) throw Error("FastTier: policy and allocator are required");
+  capacity_ = allocator_->capacity_bytes();
+  reserved_ = allocator_->reserved_bytes();
   entries_.reserve(block_count_hint);
 }
 
@@ -32,13 +34,11 @@ std::unique_ptr<FastTier> FastTier::create(const FastTierSpec& spec) {
   return std::make_unique<FastTier>(std::move(policy), std::move(allocator), spec.block_count, std::move(admission));
 }
 
-FastTier::Entry& FastTier::entry(BlockIndex block) {
-  if (block >= entries_.size()) {
-    // Geometric growth: blocks are usually numbered 0, 1, 2, ...
-    std::size_t size = entries_.size() + entries_.size() / 2;
-    if (size < static_cast<std::size_t>(block) + 1) size = static_cast<std::size_t>(block) + 1;
-    entries_.resize(size);
-  }
+FastTier::Entry& FastTier::grow_to(BlockIndex block) {
+  // Geometric growth: blocks are usually numbered 0, 1, 2, ...
+  std::size_t size = entries_.size() + entries_.size() / 2;
+  if (size < static_cast<std::size_t>(block) + 1) size = static_cast<std::size_t>(block) + 1;
+  entries_.resize(size);
   return entries_[block];
 }
 
@@ -55,6 +55,7 @@ bool FastTier::evictable(const void* self, BlockIndex block) {
 void FastTier::free_space(BlockIndex block) {
   Entry& e = entries_[block];
   allocator_->release(e.slot);
+  reserved_ -= e.slot.reserved_bytes;
   if (e.pinned) pinned_bytes_ -= e.slot.reserved_bytes;
   e.use_count = 0;  // bytes and slot stay: last_bytes / last_slot
   e.state = BlockState::absent;
@@ -74,7 +75,7 @@ FetchAdmission FastTier::begin_fetch(const PolicyAccess& a, std::vector<BlockInd
   if (e.state != BlockState::absent) wrong_state("begin_fetch", a.block);
   if (a.bytes == 0) throw Error("fast tier: begin_fetch of block " + std::to_string(a.block) + " with 0 bytes");
   if (!e.pinned) policy_->on_miss(a);
-  const bool never_fits = !allocator_->could_ever_fit(a.bytes) || a.bytes > allocator_->capacity_bytes() - pinned_bytes_;
+  const bool never_fits = !allocator_->could_ever_fit(a.bytes) || a.bytes > capacity_ - pinned_bytes_;
   bool refused = false;
   if (admission_ && !e.pinned && !a.is_prefetch) {
     admission_->on_access(a);
@@ -88,18 +89,22 @@ FetchAdmission FastTier::begin_fetch(const PolicyAccess& a, std::vector<BlockInd
   }
   const EvictionFilter filter{&FastTier::evictable, this, &FastTier::prefetch_entry};
   for (;;) {
-    if (auto slot = allocator_->allocate(a.bytes)) {
-      // `e` may not be referenced across evict(): entries_ does not grow
-      // there (victims are existing entries), so it is still valid here.
-      Entry& me = entries_[a.block];
-      me.slot = *slot;
-      me.bytes = a.bytes;
-      me.state = BlockState::in_flight;
-      if (me.pinned) pinned_bytes_ += slot->reserved_bytes;
-      if (allocator_->reserved_bytes() > peak_reserved_) peak_reserved_ = allocator_->reserved_bytes();
-      return FetchAdmission::admitted;
+    // Fewer free bytes than asked: no allocator can place it, so no call.
+    const bool free_bytes_sufficed = capacity_ - reserved_ >= a.bytes;
+    if (free_bytes_sufficed) {
+      if (auto slot = allocator_->allocate(a.bytes)) {
+        // `e` may not be referenced across evict(): entries_ does not grow
+        // there (victims are existing entries), so it is still valid here.
+        Entry& me = entries_[a.block];
+        me.slot = *slot;
+        me.bytes = a.bytes;
+        me.state = BlockState::in_flight;
+        if (me.pinned) pinned_bytes_ += slot->reserved_bytes;
+        reserved_ += slot->reserved_bytes;
+        if (reserved_ > peak_reserved_) peak_reserved_ = reserved_;
+        return FetchAdmission::admitted;
+      }
     }
-    const bool free_bytes_sufficed = allocator_->capacity_bytes() - allocator_->reserved_bytes() >= a.bytes;
     const std::optional<BlockIndex> victim = policy_->evict(a.now_ns, filter);
     if (!victim) {
       ++counters_.bypasses;

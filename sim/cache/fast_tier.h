@@ -174,9 +174,9 @@ class FastTier {
   void pin(BlockIndex block);
 
   // ---- occupancy ----
-  ByteCount capacity_bytes() const { return allocator_->capacity_bytes(); }
+  ByteCount capacity_bytes() const { return capacity_; }
   /// Slot bytes held by in-flight, resident and in-use blocks (rounding included).
-  ByteCount reserved_bytes() const { return allocator_->reserved_bytes(); }
+  ByteCount reserved_bytes() const { return reserved_; }
   ByteCount peak_reserved_bytes() const { return peak_reserved_; }
   /// Slot bytes held by pinned blocks.
   ByteCount pinned_bytes() const { return pinned_bytes_; }
@@ -210,7 +210,11 @@ class FastTier {
     BlockTag tag;
   };
 
-  Entry& entry(BlockIndex block);  // grows the table
+  Entry& entry(BlockIndex block) {  // grows the table
+    if (block < entries_.size()) [[likely]] return entries_[block];
+    return grow_to(block);
+  }
+  Entry& grow_to(BlockIndex block);
   void free_space(BlockIndex block);
   static bool evictable(const void* self, BlockIndex block);
   static void prefetch_entry(const void* self, BlockIndex block) { static_cast<const FastTier*>(self)->prefetch(block); }
@@ -220,6 +224,11 @@ class FastTier {
   std::unique_ptr<ISlotAllocator> allocator_;
   std::unique_ptr<IAdmissionPolicy> admission_;
   std::vector<Entry> entries_;
+  // The allocator's capacity and reserved bytes, kept here: a miss reads
+  // them without a virtual call (the allocator is the only one to change
+  // them, through allocate and release, which the tier alone calls).
+  ByteCount capacity_ = 0;
+  ByteCount reserved_ = 0;
   ByteCount peak_reserved_ = 0;
   ByteCount pinned_bytes_ = 0;
   FastTierCounters counters_;
