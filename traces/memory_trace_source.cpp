@@ -31,7 +31,7 @@ std::vector<AccessRecord> read_all_records(ITraceSource& trace) {
   std::vector<AccessRecord> records;
   records.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(expected, 1u << 24)));
   trace.rewind();
-  std::vector<AccessRecord> chunk(65536);
+  std::vector<AccessRecord> chunk(buffer_records_for(trace.meta(), 65536));
   while (const std::size_t n = trace.read(chunk)) records.insert(records.end(), chunk.begin(), chunk.begin() + static_cast<std::ptrdiff_t>(n));
   if (expected != 0 && records.size() != expected) {
     throw InputError("trace '" + trace.meta().source + "': " + std::to_string(records.size()) +

@@ -17,7 +17,7 @@ std::vector<std::uint64_t> next_use_in_memory(ITraceSource& source) {
   std::vector<std::uint64_t> next;
   if (source.meta().record_count > 0) next.reserve(source.meta().record_count);
   HashMap<BlockId, std::uint64_t> latest;
-  std::vector<AccessRecord> buffer(65536);
+  std::vector<AccessRecord> buffer(buffer_records_for(source.meta(), 65536));
   std::uint64_t i = 0;
   while (const std::size_t n = source.read(buffer)) {
     for (std::size_t k = 0; k < n; ++k, ++i) {

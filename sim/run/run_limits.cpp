@@ -70,7 +70,7 @@ void check_pinned_blocks(const Scenario& scenario, const TraceProvider& trace) {
   if (scenario.cache.granularity_bytes > 0) {
     source = std::make_unique<GranularityTraceSource>(std::move(source), scenario.cache.granularity_bytes);
   }
-  std::vector<AccessRecord> buffer(65536);
+  std::vector<AccessRecord> buffer(buffer_records_for(source->meta(), 65536));
   while (!missing.empty()) {
     const std::size_t n = source->read(buffer);
     if (n == 0) break;

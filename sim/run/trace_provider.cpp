@@ -149,7 +149,7 @@ TraceProvider::TraceProvider(const WorkloadSpec& workload, std::uint64_t memory_
 
   std::unique_ptr<ITraceSource> source = open_trace(path_, workload.format, workload.import_options);
   auto records = std::make_shared<std::vector<AccessRecord>>();
-  std::vector<AccessRecord> buffer(kChunk);
+  std::vector<AccessRecord> buffer(buffer_records_for(source->meta(), kChunk));
   while (const std::size_t n = source->read(buffer)) {
     records->insert(records->end(), buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(n));
     if (records->size() > memory_limit_records) return;  // too long to share: every run streams its own

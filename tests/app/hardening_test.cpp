@@ -606,3 +606,23 @@ TEST(Hardening, CommandLineValuesAreRefusedNamingTheirOption) {
 
 }  // namespace
 }  // namespace flashsim
+
+namespace flashsim {
+namespace {
+
+TEST(ReadTextFile, ReadsEveryByteAcrossItsPiecesAndRefusesOneByteBeyondTheBound) {
+  test::TempDir dir;
+  // Sizes around the 64 KiB pieces it reads in, and exactly the 16 MiB bound.
+  for (const std::size_t size : {std::size_t{0}, std::size_t{1}, std::size_t{65535}, std::size_t{65536},
+                                 std::size_t{65537}, std::size_t{3 * 65536 + 7}, std::size_t{16u << 20}}) {
+    std::string text(size, 'a');
+    for (std::size_t i = 0; i < size; i += 4099) text[i] = static_cast<char>('b' + i % 23);
+    test::write_file(dir / "f.yaml", text);
+    EXPECT_EQ(read_text_file(dir / "f.yaml", "f.yaml"), text) << size;
+  }
+  test::write_file(dir / "big.yaml", std::string((16u << 20) + 1, 'x'));
+  EXPECT_THROW(read_text_file(dir / "big.yaml", "big.yaml"), InputError);
+}
+
+}  // namespace
+}  // namespace flashsim

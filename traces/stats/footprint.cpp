@@ -13,7 +13,7 @@ namespace flashsim {
 TraceFootprint measure_footprint(ITraceSource& source, ByteCount piece_bytes) {
   source.rewind();
   HashMap<BlockId, ByteCount> sizes;
-  std::vector<AccessRecord> buffer(65536);
+  std::vector<AccessRecord> buffer(buffer_records_for(source.meta(), 65536));
   TraceFootprint f;
   f.first_time_ns = std::numeric_limits<Nanoseconds>::max();
   while (const std::size_t n = source.read(buffer)) {

@@ -86,7 +86,7 @@ TraceStats compute_stats(ITraceSource& source, const StatsOptions& options) {
   StackDistanceTracker tracker;
   std::vector<ByteCount> largest;  // per dense block index
   std::vector<std::uint64_t> buckets(65, 0);
-  std::vector<AccessRecord> buffer(kChunk);
+  std::vector<AccessRecord> buffer(buffer_records_for(source.meta(), kChunk));
   source.rewind();
   while (const std::size_t n = source.read(buffer)) {
     for (std::size_t i = 0; i < n; ++i) {

@@ -32,7 +32,7 @@ TraceScan scan_trace(ITraceSource& trace, bool compute_next_use,
   constexpr std::size_t kChunk = 16 * 1024;
   constexpr std::uint32_t kNoStream = 0xFFFFFFFFu;
   TraceScan scan;
-  std::vector<AccessRecord> chunk(kChunk);
+  std::vector<AccessRecord> chunk(buffer_records_for(trace.meta(), kChunk));
   std::uint32_t last_stream_id = 0, last_stream = kNoStream;
   std::vector<Nanoseconds> last_time;  // per dense stream
   BlockNumbering blocks;                // next use only
