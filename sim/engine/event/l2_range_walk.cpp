@@ -10,6 +10,7 @@ namespace flashsim {
 L2RangeWalk::L2RangeWalk(L2Geometry geometry) : L2Walk(std::move(geometry)) {
   entries_.assign(geometry_.sampled.size() * geometry_.ways, Entry{});
   used_.assign(geometry_.sampled.size() * 2, 0);
+  seen_lines_.assign(geometry_.ways, 0);
 }
 
 L2RangeWalk::Partition L2RangeWalk::partition(std::uint32_t index) const {
@@ -60,7 +61,8 @@ bool L2RangeWalk::fill_lines(std::uint64_t first, std::uint64_t count, std::uint
   const std::uint64_t last = first + (count - 1) * sets;
   const std::uint64_t full = geometry_.full_mask();
   // Every line this set holds is = set (mod sets): it is one of the range's iff first <= line <= last.
-  const auto in_range = [&](const Entry& e) { return e.line >= first && e.line <= last; };
+  const std::uint64_t span = last - first;
+  const auto in_range = [&](const Entry& e) { return e.line - first <= span; };  // below first wraps above span
   Entry* set = &entries_[std::size_t(slot) * geometry_.ways];
   const std::uint32_t index = partition_of(persisting);
   const Partition part = partition(index);
@@ -86,15 +88,27 @@ bool L2RangeWalk::fill_lines(std::uint64_t first, std::uint64_t count, std::uint
   bool sector_missed = false;
   // In units of `sets` (k·sets = line − first): no division per held line.
   const std::uint64_t cut = std::uint64_t(part.capacity) * sets;
-  for (std::uint32_t p = 0; p < used; ++p) {
+  // The range lines met so far (above p), to count those before Lk; held
+  // most recent first they usually come in falling order, and then none is.
+  std::uint32_t seen = 0;
+  std::uint64_t lowest_seen = ~std::uint64_t{0};
+  bool any_held = false;  // one branch-free pass first: usually none is
+  for (std::uint32_t p = 0; p < used; ++p) any_held |= in_range(front[p]);
+  for (std::uint32_t p = 0; any_held && p < used; ++p) {
     if (!in_range(front[p])) continue;
-    const std::uint64_t k_sets = front[p].line - first;
-    if (k_sets >= cut) continue;  // k >= capacity: pushed out before its turn, a line miss
-    if (k_sets + std::uint64_t(p) * sets >= cut) {
+    const std::uint64_t line = front[p].line;
+    const std::uint64_t k_sets = line - first;
+    bool pushed_out = k_sets >= cut;  // k >= capacity: pushed out before its turn, a line miss
+    if (!pushed_out && k_sets + std::uint64_t(p) * sets >= cut) {
       std::uint32_t above_before = 0;
-      for (std::uint32_t q = 0; q < p; ++q) above_before += in_range(front[q]) && front[q].line < front[p].line;
-      if (k_sets + std::uint64_t(p - above_before) * sets >= cut) continue;
+      if (line > lowest_seen) {
+        for (std::uint32_t q = 0; q < seen; ++q) above_before += seen_lines_[q] < line;
+      }
+      pushed_out = k_sets + std::uint64_t(p - above_before) * sets >= cut;
     }
+    seen_lines_[seen++] = line;
+    lowest_seen = std::min(lowest_seen, line);
+    if (pushed_out) continue;
     ++hits;
     const std::uint64_t miss = full & ~front[p].valid_sectors;
     counts.sector_hits += std::popcount(full & front[p].valid_sectors);
@@ -106,8 +120,12 @@ bool L2RangeWalk::fill_lines(std::uint64_t first, std::uint64_t count, std::uint
   const std::uint32_t placed = static_cast<std::uint32_t>(std::min<std::uint64_t>(count, part.capacity));
   // Survivors keep their order: compacted in place, then shifted behind the placed lines.
   std::uint32_t kept = 0;
-  for (std::uint32_t p = 0; p < used && kept < part.capacity - placed; ++p) {
-    if (!in_range(front[p])) front[kept++] = front[p];
+  if (seen == 0) {  // none of the range's lines was held: the survivors are the first ones already
+    kept = std::min(used, part.capacity - placed);
+  } else {
+    for (std::uint32_t p = 0; p < used && kept < part.capacity - placed; ++p) {
+      if (!in_range(front[p])) front[kept++] = front[p];
+    }
   }
   std::memmove(front + placed, front, kept * sizeof(Entry));
   for (std::uint32_t j = 0; j < placed; ++j) front[j] = Entry{last - j * sets, full};  // most recent (last) first

@@ -47,6 +47,7 @@ class L2RangeWalk final : public L2Walk {
 
   std::vector<Entry> entries_;     // slot * ways + way; a partition's first used_ entries, most recent first
   std::vector<std::uint32_t> used_;  // slot * 2 + (0: carve-out, 1: normal)
+  std::vector<std::uint64_t> seen_lines_;  // fill_lines' scratch: one set's range lines, `ways` at most
 };
 
 }  // namespace flashsim
