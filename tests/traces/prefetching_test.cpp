@@ -40,6 +40,61 @@ TEST(PrefetchingTraceSource, SameRecordsInOrderForAnyChunkAndSpan) {
   }
 }
 
+// Records lent in place (ITraceSource::borrow through next_records), each
+// span checked before the next call: the worker must not write a chunk a
+// borrower still reads. Mixed with read() and across a rewind.
+TEST(PrefetchingTraceSource, LentRecordsAreTheSameInOrderAndStayIntactUntilTheNextCall) {
+  for (std::size_t chunk : {1u, 7u, 1000u, 5000u}) {
+    for (std::size_t max : {1u, 13u, 4096u}) {
+      PrefetchingTraceSource source(numbered(1000), chunk);
+      std::vector<AccessRecord> own;
+      std::size_t i = 0;
+      for (std::span<const AccessRecord> s; !(s = next_records(source, own, max)).empty();) {
+        ASSERT_LE(s.size(), max);
+        for (const AccessRecord& r : s) {
+          ASSERT_EQ(r.block_id, i * 7) << chunk << " " << max;
+          ASSERT_EQ(r.bytes, 1 + i);
+          ++i;
+        }
+      }
+      EXPECT_EQ(i, 1000u);
+      EXPECT_TRUE(own.empty());  // lent, never copied
+      EXPECT_TRUE(next_records(source, own, max).empty());  // stays at the end
+    }
+  }
+  PrefetchingTraceSource source(numbered(300), 64);
+  std::vector<AccessRecord> some(10), own;
+  ASSERT_EQ(source.read(some), 10u);
+  const std::span<const AccessRecord> next = next_records(source, own, 5);
+  ASSERT_EQ(next.size(), 5u);
+  EXPECT_EQ(next.front().block_id, 10u * 7);  // lending goes on where read() stopped
+  source.rewind();
+  EXPECT_EQ(next_records(source, own, 3).front().block_id, 0u);
+}
+
+TEST(MemoryTraceSource, LendsItsRecordsAndASourceThatCannotIsReadIntoTheCallersBuffer) {
+  const auto memory = numbered(10);
+  std::vector<AccessRecord> own;
+  EXPECT_EQ(next_records(*memory, own, 4).data(), memory->records().data());
+  EXPECT_EQ(next_records(*memory, own, 100).size(), 6u);
+  EXPECT_TRUE(next_records(*memory, own, 4).empty());
+  EXPECT_TRUE(own.empty());
+  // A source without borrow: copied into `own`.
+  class CopyOnly final : public ITraceSource {
+   public:
+    const TraceMeta& meta() const override { return inner_->meta(); }
+    std::size_t read(std::span<AccessRecord> out) override { return inner_->read(out); }
+    void rewind() override { inner_->rewind(); }
+
+   private:
+    std::unique_ptr<MemoryTraceSource> inner_ = numbered(10);
+  } copy_only;
+  const std::span<const AccessRecord> s = next_records(copy_only, own, 4);
+  ASSERT_EQ(s.size(), 4u);
+  EXPECT_EQ(s.data(), own.data());
+  EXPECT_EQ(s[3].block_id, 3u * 7);
+}
+
 TEST(PrefetchingTraceSource, RewindStartsOver) {
   PrefetchingTraceSource source(numbered(300), 64);
   std::vector<AccessRecord> some(100);

@@ -120,7 +120,7 @@ bool L2RangeWalk::fill_lines(std::uint64_t first, std::uint64_t count, std::uint
   const std::uint32_t placed = static_cast<std::uint32_t>(std::min<std::uint64_t>(count, part.capacity));
   // Survivors keep their order: compacted in place, then shifted behind the placed lines.
   std::uint32_t kept = 0;
-  if (seen == 0) {  // none of the range's lines was held: the survivors are the first ones already
+  if (!any_held) {  // none of the range's lines was held: the survivors are the first ones already
     kept = std::min(used, part.capacity - placed);
   } else {
     for (std::uint32_t p = 0; p < used && kept < part.capacity - placed; ++p) {
