@@ -221,7 +221,7 @@ PYBIND11_MODULE(_core, m) {
       "quick_scenario_yaml",
       [](const std::string& trace, const std::string& format, const std::vector<std::string>& policies,
          const std::vector<std::string>& capacities, const std::string& engine, const std::string& hardware) {
-        cli::QuickScenario q{trace, format, policies, capacities, engine, hardware};
+        cli::QuickScenario q{trace, format, policies, capacities, engine, hardware, {}, {}};
         return cli::quick_scenario_yaml(q);
       },
       py::arg("trace"), py::arg("format"), py::arg("policies"), py::arg("capacities"), py::arg("engine"),

@@ -8,27 +8,91 @@
 #include <filesystem>
 #include <cstdio>
 #include <iostream>
-#include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "sim/cli/cli_parse.h"
 #include "sim/cli/command_registry.h"
 #include "sim/cli/output_dir.h"
+#include "sim/cli/quick_scenario.h"
 #include "sim/core/errors.h"
 #include "sim/core/unit_parse.h"
 #include "sim/engine/program/program_engine.h"
-#include "sim/engine/program/program_executor.h"
-#include "sim/engine/program/static_placement.h"
-#include "sim/engine/program/step_regimes.h"
-#include "sim/scenario/hardware_loader.h"
-#include "sim/scenario/scenario.h"
+#include "sim/results/results_writer.h"
+#include "sim/run/scenario_runner.h"
+#include "sim/scenario/scenario_document.h"
 #include "traces/atomic_file.h"
-#include "traces/stats/footprint.h"
 #include "traces/trace_formats.h"
 
 namespace flashsim::cli {
 namespace {
+
+// The `program` component's figures (sim/engine/program/program_engine.h).
+struct ProgramFigures {
+  const ComponentStats& c;
+  double number(const char* name) const {
+    const ComponentStat* s = c.find(kProgramComponent, name);
+    if (!s) throw Error(std::string("the program engine reported no program.") + name);
+    return s->value;
+  }
+  const std::string& text(const char* name) const {
+    const ComponentText* t = c.find_text(kProgramComponent, name);
+    if (!t) throw Error(std::string("the program engine reported no program.") + name);
+    return t->text;
+  }
+  const std::vector<double>& series(const char* name) const {
+    for (const ComponentSeries& s : c.series) {
+      if (s.component == kProgramComponent && s.name == name) return s.values;
+    }
+    throw Error(std::string("the program engine reported no series program.") + name);
+  }
+};
+
+// The terminal printer of a program run.
+void print_prediction(const RunResult& run) {
+  const ProgramFigures f{run.result.components};
+  std::istringstream warnings(f.text("warnings"));
+  for (std::string w; std::getline(warnings, w);) std::cerr << "flashsim predict: warning: " << w << "\n";
+  const auto count = [&](const char* name) { return static_cast<unsigned long long>(f.number(name)); };
+  const std::size_t skip = static_cast<std::size_t>(f.number("skip_steps"));
+  std::printf("program: %llu ops, %llu thread(s), %llu stream(s); step rule %s\n", count("ops"), count("threads"),
+              count("streams"), f.text("step_rule").c_str());
+  std::printf("sources: pageable H2D %s; pageable D2H %s; fresh-page D2H %s (fresh pages: %s); capture cost %s\n",
+              f.text("pageable_h2d_source").c_str(), f.text("pageable_d2h_source").c_str(),
+              f.text("pageable_d2h_fresh_source").c_str(), f.text("fresh_pages").c_str(), f.text("capture_cost").c_str());
+  const std::vector<double>& steps = f.series("step_ns");
+  const std::vector<double>& recorded = f.series("recorded_step_ns");
+  std::printf("per step (ms, captured / predicted):");
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    std::printf("%s%zu: %.2f/%.2f", i % 6 == 0 ? "\n  " : "  ", i + skip, recorded[i] / 1e6, steps[i] / 1e6);
+  }
+  const std::vector<double>& first = f.series("regime_first_steps");
+  const std::vector<double>& end = f.series("regime_end_steps");
+  std::printf("\nregimes (%s):\n", f.text("regime_rule").c_str());
+  for (std::size_t r = 0; r < first.size(); ++r) {
+    std::printf("  %zu: steps %.0f..%.0f, median captured %.3f ms, predicted %.3f ms%s\n", r, first[r], end[r] - 1,
+                f.series("regime_recorded_median_step_ns")[r] / 1e6, f.series("regime_median_step_ns")[r] / 1e6,
+                r + 1 == first.size() ? " (steady)" : "");
+  }
+  std::printf("steps: %zu measured after skipping %zu; regime %s: steps %llu..%llu\n", steps.size(), skip,
+              f.text("regime").c_str(), count("regime_first_step"), count("regime_end_step") - 1);
+  std::printf("predicted time per step: median %.3f ms (as captured: %.3f ms)\n", f.number("median_step_ns") / 1e6,
+              f.number("recorded_median_step_ns") / 1e6);
+  std::printf("copies: %llu (%llu removed by the fast tier, %.3f GB not copied); H2D %.3f GB, D2H %.3f GB; "
+              "host blocked %.3f ms\n",
+              count("copies"), count("copies_removed"), f.number("bytes_removed") / 1e9, f.number("h2d_bytes") / 1e9,
+              f.number("d2h_bytes") / 1e9, f.number("host_blocked_ns") / 1e6);
+  for (const char* d : {"h2d", "d2h"}) {
+    for (const char* m : {"pinned", "pageable"}) {
+      const std::string k = std::string(d) + "_" + m;
+      if (count((k + "_copies").c_str()) == 0) continue;
+      std::printf("  %s %s copies: %llu, model %.3f ms, recorded GPU time %.3f ms\n", d[0] == 'h' ? "H2D" : "D2H", m,
+                  count((k + "_copies").c_str()), f.number((k + "_model_ns").c_str()) / 1e6,
+                  f.number((k + "_recorded_ns").c_str()) / 1e6);
+    }
+  }
+}
 
 int predict_command(int argc, char** argv) {
   CLI::App app("Predicts a captured program's time per step with the execution model (host threads, streams,\n"
@@ -81,150 +145,64 @@ int predict_command(int argc, char** argv) {
   app.add_flag("--recorded-copy-time", recorded_copies,
                "copies take their recorded GPU time (attribution: how much error is the copy model's)");
   app.add_option("--skip-steps", skip, "steps left out of the median (warm-up)")->capture_default_str();
-  app.add_option("--json", json_out, "also write the prediction as JSON");
+  app.add_option("--json", json_out,
+                 "also write the prediction as JSON: the run's summary.json (runs[0]: the metrics, the `program`\n"
+                 "component's numbers, texts and per-step series)");
   if (!parse_command_line(app, argc, argv)) return 0;
   if (!json_out.empty()) check_output_path("--json", json_out);  // said before the prediction, not after
   if (skip < 0) throw InputError("--skip-steps: expected a count >= 0");
-
-  const HardwareProfile hw = load_hardware_profile(hardware);
-  if (!hw.execution.calibrated) {
-    std::cerr << "flashsim predict: warning: profile '" << hw.name
-              << "' has no execution: section; API costs are 0 and copies use the host link\n";
-  }
-  auto source = open_trace(trace, format);
-  const TraceMeta meta = source->meta();
-  if (!meta.program || meta.program->empty()) {
-    const bool imported = meta.source.rfind("kineto", 0) == 0 || meta.source.rfind("nsys", 0) == 0;
-    throw InputError(trace + ": the trace has no program (schema_version " + std::to_string(meta.schema_version) +
-                     "): " +
-                     (imported ? "import it again with the option program: on"
-                               : "capture the program with `flashsim capture` (raw format 2) to predict it"));
-  }
-  const std::vector<AccessRecord> records = read_all_records(*source);
-
-  ExecutorOptions o;
-  o.host_time = host_time == "recorded" ? HostTime::recorded : HostTime::calibrated;
-  o.host_memory = host_memory_mode(host_memory);
-  o.capture_gap_ns = capture_gap == "measured"
-                         ? kMeasuredCaptureGap
-                         : static_cast<Nanoseconds>(parse_option("--capture-gap (measured, or a duration)",
-                                                                 capture_gap, parse_duration_ns));
-  o.recorded_copy_time = recorded_copies;
-  o.copy_curves = copy_curves == "profile" ? CopyCurveSource::profile
-                  : copy_curves == "fit"   ? CopyCurveSource::fit
-                                           : CopyCurveSource::capture;
+  if (capture_gap != "measured") (void)parse_option("--capture-gap (measured, or a duration)", capture_gap, parse_duration_ns);
+  const ByteCount resident = parse_option("--resident-first", resident_first, parse_bytes);
   if (d2h_fresh && fresh_pages != "per-copy" && fresh_pages != "all") {
     throw InputError("--d2h-fresh (= --fresh-pages all) contradicts --fresh-pages " + fresh_pages);
   }
   if (d2h_fresh) fresh_pages = "all";
-  o.fresh_pages = fresh_pages == "all" ? FreshPages::all : fresh_pages == "none" ? FreshPages::none : FreshPages::per_copy;
-  const ByteCount resident = parse_option("--resident-first", resident_first, parse_bytes);
-  o.as_recorded = policy == kAsRecordedPolicy && resident == 0;
-  if (!o.as_recorded) {
-    o.cache.eviction.impl = policy == kAsRecordedPolicy ? "lru" : policy;
-    if (capacity != "0") {
-      // The scenario's rule (cache.capacity): bytes, or a share of the footprint.
-      const CapacitySpec spec = parse_option("--capacity", capacity, CapacitySpec::parse);
-      o.cache.capacity_bytes = spec.is_fraction ? spec.resolve(measure_footprint(*source).bytes) : spec.bytes;
-    }
-    if (resident > 0) {
-      const StaticPlacement placed = first_streamed_blocks(records, resident);
-      o.cache.pinned.blocks = placed.blocks;
-      o.cache.capacity_bytes += placed.bytes;
-    }
-    if (o.cache.capacity_bytes == 0) throw InputError("--policy " + policy + " needs --capacity > 0");
+  if (policy != kAsRecordedPolicy && capacity == "0") {
+    throw InputError("--policy " + policy + " needs --capacity > 0" +
+                     (resident > 0 ? " (the tier beside the resident blocks; --policy as_recorded --resident-first "
+                                     "keeps the blocks alone)"
+                                   : ""));
   }
-  if (o.as_recorded && capacity != "0") {
+  if (policy == kAsRecordedPolicy && capacity != "0") {
     std::cerr << "flashsim predict: warning: --capacity is ignored with --policy as_recorded (no fast tier)\n";
   }
-  const ProgramPrediction p = run_program(meta, records, hw, o);
-  for (const std::string& w : p.sources.warnings) std::cerr << "flashsim predict: warning: " << w << "\n";
-  if (p.step_durations(static_cast<std::size_t>(skip)).empty()) {
-    throw InputError(trace + ": " + std::to_string(p.step_start_ns.size()) + " step marks (rule '" +
-                     meta.program->step_rule + "'); --skip-steps " + std::to_string(skip) +
-                     " leaves no step to measure");
-  }
-  const std::size_t skip_n = static_cast<std::size_t>(skip);
-  const auto steps = p.step_durations(skip_n);
-  const auto recorded = p.step_durations(skip_n, true);
-  const std::vector<Nanoseconds> starts(p.recorded_step_ns.begin() + static_cast<std::ptrdiff_t>(skip_n),
-                                        p.recorded_step_ns.end());
-  const RegimeSplit split = find_regimes(recorded, starts, meta.program->repeat_marks_ns);
-  const StepRegime chosen =
-      choose_regime(split, steps.size(), regime, skip_n > 0 ? "--regime (after --skip-steps)" : "--regime");
-  const double median_ns = regime_median_ns(steps, chosen), recorded_median_ns = regime_median_ns(recorded, chosen);
-  std::printf("program: %zu ops, %u thread(s), %u stream(s); step rule %s\n", meta.program->ops.size(),
-              meta.program->thread_count, meta.program->stream_count, meta.program->step_rule.c_str());
-  std::printf("sources: pageable H2D %s; pageable D2H %s; fresh-page D2H %s (fresh pages: %s); capture cost %s\n",
-              p.sources.pageable_h2d.c_str(), p.sources.pageable_d2h.c_str(), p.sources.pageable_d2h_fresh.c_str(),
-              p.sources.fresh_pages.c_str(), p.sources.capture_cost.c_str());
-  std::printf("per step (ms, captured / predicted):");
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    std::printf("%s%zu: %.2f/%.2f", i % 6 == 0 ? "\n  " : "  ", i + skip_n, recorded[i] / 1e6, steps[i] / 1e6);
-  }
-  std::printf("\nregimes (%s):\n", split.rule.c_str());
-  for (std::size_t r = 0; r < split.regimes.size(); ++r) {
-    const StepRegime& g = split.regimes[r];
-    std::printf("  %zu: steps %zu..%zu, median captured %.3f ms, predicted %.3f ms%s\n", r, g.first + skip_n,
-                g.end - 1 + skip_n, regime_median_ns(recorded, g) / 1e6, regime_median_ns(steps, g) / 1e6,
-                r + 1 == split.regimes.size() ? " (steady)" : "");
-  }
-  std::printf("steps: %zu measured after skipping %lld; regime %s: steps %zu..%zu\n", steps.size(), skip,
-              regime.c_str(), chosen.first + skip_n, chosen.end - 1 + skip_n);
-  std::printf("predicted time per step: median %.3f ms (as captured: %.3f ms)\n", median_ns / 1e6,
-              recorded_median_ns / 1e6);
-  std::printf("copies: %llu (%llu removed by the fast tier, %.3f GB not copied); H2D %.3f GB, D2H %.3f GB; "
-              "host blocked %.3f ms\n",
-              static_cast<unsigned long long>(p.copies), static_cast<unsigned long long>(p.copies_removed),
-              static_cast<double>(p.bytes_removed) / 1e9, static_cast<double>(p.h2d_bytes) / 1e9,
-              static_cast<double>(p.d2h_bytes) / 1e9, static_cast<double>(p.host_blocked_ns) / 1e6);
-  for (int d = 0; d < 2; ++d) {
-    for (int m = 0; m < 2; ++m) {
-      if (p.copy_count[d][m] == 0) continue;
-      std::printf("  %s %s copies: %llu, model %.3f ms, recorded GPU time %.3f ms\n", d == 0 ? "H2D" : "D2H",
-                  m == 0 ? "pinned" : "pageable", static_cast<unsigned long long>(p.copy_count[d][m]),
-                  static_cast<double>(p.copy_model_ns[d][m]) / 1e6, static_cast<double>(p.copy_recorded_ns[d][m]) / 1e6);
+  {  // the trace's own words for a trace without a program, before a scenario names it
+    const TraceMeta meta = open_trace(trace, format)->meta();
+    if (!meta.program || meta.program->empty()) {
+      const bool imported = meta.source.rfind("kineto", 0) == 0 || meta.source.rfind("nsys", 0) == 0;
+      throw InputError(trace + ": the trace has no program (schema_version " + std::to_string(meta.schema_version) +
+                       "): " +
+                       (imported ? "import it again with the option program: on"
+                                 : "capture the program with `flashsim capture` (raw format 2) to predict it"));
     }
   }
-  if (!json_out.empty()) {
-    nlohmann::json j;
-    j["trace"] = trace;
-    j["hardware"] = hw.name;
-    j["policy"] = policy;
-    j["capacity_bytes"] = o.cache.capacity_bytes;
-    j["host_memory"] = host_memory;
-    j["host_time"] = host_time;
-    j["skip_steps"] = skip;
-    j["regime"] = regime;
-    j["regime_steps"] = {chosen.first + skip_n, chosen.end + skip_n};
-    j["regime_rule"] = split.rule;
-    nlohmann::json regimes = nlohmann::json::array();
-    for (const StepRegime& g : split.regimes) {
-      regimes.push_back({{"first_step", g.first + skip_n},
-                         {"end_step", g.end + skip_n},
-                         {"median_step_ns", regime_median_ns(steps, g)},
-                         {"recorded_median_step_ns", regime_median_ns(recorded, g)}});
-    }
-    j["regimes"] = regimes;
-    j["sources"] = {{"pageable_h2d", p.sources.pageable_h2d},
-                    {"pageable_d2h", p.sources.pageable_d2h},
-                    {"pageable_d2h_fresh", p.sources.pageable_d2h_fresh},
-                    {"fresh_pages", p.sources.fresh_pages},
-                    {"capture_cost", p.sources.capture_cost}};
-    j["step_ns"] = steps;
-    j["recorded_step_ns"] = recorded;
-    j["median_step_ns"] = median_ns;
-    j["recorded_median_step_ns"] = recorded_median_ns;
-    j["copies"] = p.copies;
-    j["copies_removed"] = p.copies_removed;
-    j["bytes_removed"] = p.bytes_removed;
-    j["h2d_bytes"] = p.h2d_bytes;
-    j["d2h_bytes"] = p.d2h_bytes;
-    j["host_blocked_ns"] = p.host_blocked_ns;
-    j["hits"] = p.counters.hits;
-    j["misses"] = p.counters.misses;
-    write_file_atomically(json_out, j.dump(1) + "\n");
-  }
+
+  // The prediction is a scenario run: this trace on engine program with the options as its parameters.
+  QuickScenario q;
+  q.trace = trace;
+  q.format = format;
+  q.engine = "program";
+  q.hardware = hardware;
+  q.policies = {policy};
+  if (policy != kAsRecordedPolicy) q.capacities = {capacity};
+  q.description = "flashsim predict " + trace;
+  q.engine_params = {{"host_memory", host_memory},
+                     {"host_time", host_time},
+                     {"capture_gap", capture_gap},
+                     {"copy_curves", copy_curves},
+                     {"fresh_pages", fresh_pages == "per-copy" ? "per_copy" : fresh_pages},
+                     {"recorded_copy_time", recorded_copies ? "true" : "false"},
+                     {"resident_first", resident_first},
+                     {"skip_steps", std::to_string(skip)},
+                     {"regime", regime}};
+  const ScenarioDocument document =
+      ScenarioDocument::from_text(quick_scenario_yaml(q), "flashsim predict", std::filesystem::current_path());
+  RunnerOptions runner;
+  runner.jobs = 1;
+  const ScenarioResults results = run_scenario(document, runner);
+  const RunResult& run = results.runs.at(0);
+  print_prediction(run);
+  if (!json_out.empty()) write_file_atomically(json_out, summary_json_text(results));
   return 0;
 }
 

@@ -2,10 +2,12 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "sim/core/errors.h"
 #include "sim/core/utf8.h"
+#include "sim/engine/program/program_engine.h"
 
 namespace flashsim::cli {
 
@@ -30,9 +32,13 @@ std::vector<std::string> split_list(const std::vector<std::string>& values, cons
 std::string quick_scenario_yaml(const QuickScenario& q) {
   if (q.trace.empty()) throw InputError("--trace: an empty path");
   if (q.policies.empty()) throw InputError("--trace needs --policies (e.g. --policies lru,arc,s3fifo)");
-  if (q.capacities.empty()) throw InputError("--trace needs --capacity (e.g. --capacity 10% or --capacity 1%,10%,50%)");
-  if (q.engine != "cache_only" && q.engine != "event") {
-    throw InputError("--engine '" + q.engine + "': expected cache_only or event");
+  const bool no_tier = std::all_of(q.policies.begin(), q.policies.end(),
+                                   [](const std::string& p) { return p == kAsRecordedPolicy; });
+  if (q.capacities.empty() && !no_tier) {
+    throw InputError("--trace needs --capacity (e.g. --capacity 10% or --capacity 1%,10%,50%)");
+  }
+  if (q.engine != "cache_only" && q.engine != "event" && q.engine != "program") {
+    throw InputError("--engine '" + q.engine + "': expected cache_only, event or program");
   }
   // The path goes into the scenario, which results store as UTF-8 text.
   if (std::size_t bad = 0; !valid_utf8(q.trace, &bad)) {
@@ -49,18 +55,25 @@ std::string quick_scenario_yaml(const QuickScenario& q) {
   YAML::Emitter y;
   y << YAML::BeginMap;
   y << YAML::Key << "name" << YAML::Value << stem;
-  y << YAML::Key << "description" << YAML::Value << "flashsim run --trace " + q.trace;
+  y << YAML::Key << "description" << YAML::Value
+    << (q.description.empty() ? "flashsim run --trace " + q.trace : q.description);
   y << YAML::Key << "engine" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "impl" << YAML::Value
-    << q.engine << YAML::EndMap;
-  if (q.engine == "event") {  // the cache-only path has no hardware (engine_section.h refuses the key)
+    << q.engine;
+  for (const auto& [key, value] : q.engine_params) {
+    y << YAML::Key << key << YAML::Value << YAML::DoubleQuoted << value;
+  }
+  y << YAML::EndMap;
+  if (q.engine != "cache_only") {  // the cache-only path has no hardware (engine_section.h refuses the key)
     y << YAML::Key << "hardware" << YAML::Value << YAML::BeginMap << YAML::Key << "profile" << YAML::Value << q.hardware
       << YAML::EndMap;
   }
   y << YAML::Key << "workload" << YAML::Value << YAML::BeginMap << YAML::Key << "trace" << YAML::Value << trace.string();
   if (!q.format.empty()) y << YAML::Key << "format" << YAML::Value << q.format;
   y << YAML::EndMap;
-  y << YAML::Key << "cache" << YAML::Value << YAML::BeginMap << YAML::Key << "capacity" << YAML::Value
-    << q.capacities.front() << YAML::EndMap;
+  if (!q.capacities.empty()) {
+    y << YAML::Key << "cache" << YAML::Value << YAML::BeginMap << YAML::Key << "capacity" << YAML::Value
+      << q.capacities.front() << YAML::EndMap;
+  }
   y << YAML::Key << "policies" << YAML::Value << YAML::Flow << q.policies;
   if (q.capacities.size() > 1) {
     y << YAML::Key << "sweep" << YAML::Value << YAML::BeginMap << YAML::Key << "cache.capacity" << YAML::Value

@@ -3,6 +3,7 @@
 // policies, one or more capacities), so a trace runs without YAML.
 #pragma once
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace flashsim::cli {
@@ -11,14 +12,20 @@ struct QuickScenario {
   std::string trace;                   ///< trace file (any importable format)
   std::string format;                  ///< workload.format; empty: from the file name
   std::vector<std::string> policies;   ///< registered names (comma lists split)
-  std::vector<std::string> capacities; ///< "10%", "2GiB"; more than one is a sweep
-  std::string engine = "cache_only";   ///< cache_only | event
-  std::string hardware = "h200";       ///< hardware profile (event engine)
+  /// "10%", "2GiB"; more than one is a sweep; none only when every policy
+  /// is as_recorded (engine program: no fast tier).
+  std::vector<std::string> capacities;
+  std::string engine = "cache_only";   ///< cache_only | event | program
+  std::string hardware = "h200";       ///< hardware profile (the engines with a clock)
+  /// The engine's own parameters (name, value text), written as quoted
+  /// YAML scalars: the engine's declaration checks them.
+  std::vector<std::pair<std::string, std::string>> engine_params;
+  std::string description;             ///< empty: "flashsim run --trace FILE"
 };
 
 /// The scenario's YAML text (name: the trace's stem). Throws InputError
 /// naming the option for an empty trace, policy or capacity list, an empty
-/// list item, or an engine other than cache_only / event.
+/// list item, or an engine other than cache_only / event / program.
 std::string quick_scenario_yaml(const QuickScenario& q);
 
 /// Splits "a,b, c" into {"a", "b", "c"}; every item must be non-empty

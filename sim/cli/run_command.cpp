@@ -274,9 +274,12 @@ int run_command(int argc, char** argv) {
   app.add_option("--policies", quick_policies, "with --trace: policies, comma-separated (e.g. lru,arc,s3fifo)");
   app.add_option("--capacity", quick_capacities,
                  "with --trace: fast-tier capacity (10%, 2GiB); several, comma-separated or repeated, make a sweep");
-  app.add_option("--engine", quick.engine, "with --trace: cache_only (hit ratios) or event (time, on --hardware)")
+  app.add_option("--engine", quick.engine,
+                 "with --trace: cache_only (hit ratios), event (time, on --hardware) or program (a captured\n"
+                 "program's steps; --policies as_recorded needs no --capacity; `flashsim predict` has its options)")
       ->capture_default_str();
-  app.add_option("--hardware", quick.hardware, "with --trace --engine event: hardware profile")->capture_default_str();
+  app.add_option("--hardware", quick.hardware, "with --trace --engine event or program: hardware profile")
+      ->capture_default_str();
   app.add_flag("--force", force,
                "replace the results in the results folder, running every point again, also when they are of "
                "another scenario (by default such a run is refused, naming the keys that differ)");

@@ -6,9 +6,9 @@
 // summary.json runs[].components). Beside the numbers: facts that are text
 // (a device's name, why NVML was not sampled) and per-run series (the GPU
 // replay's token start times, its NVML samples), written only when a run has
-// them (summary.json runs[].component_texts; results.h5
-// components/texts/{component,name,text} and components/series/COMPONENT.NAME
-// with a `unit` attribute; series are not in summary.json).
+// them (summary.json runs[].component_texts and runs[].component_series;
+// results.h5 components/texts/{component,name,text} and
+// components/series/COMPONENT.NAME with a `unit` attribute).
 #pragma once
 #include <string>
 #include <vector>

@@ -49,6 +49,13 @@ nlohmann::ordered_json run_json(const RunResult& r) {
     }
     j["component_texts"] = texts;
   }
+  if (!r.result.components.series.empty()) {  // likewise
+    nlohmann::ordered_json series = nlohmann::ordered_json::array();
+    for (const ComponentSeries& c : r.result.components.series) {
+      series.push_back({{"component", c.component}, {"name", c.name}, {"unit", c.unit}, {"values", c.values}});
+    }
+    j["component_series"] = series;
+  }
   return j;
 }
 

@@ -201,4 +201,13 @@ void drop_unused_keys(ConfigNode& resolved, const std::string& engine, bool gene
   }
 }
 
+bool only_as_recorded_policies(const ConfigNode& tree) {
+  const ConfigNode* policies = tree.find("policies");
+  if (policies == nullptr || !policies->is_sequence() || policies->items.empty()) return false;
+  for (const ConfigNode& p : policies->items) {
+    if (!is_as_recorded(p)) return false;
+  }
+  return true;
+}
+
 }  // namespace flashsim

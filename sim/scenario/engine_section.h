@@ -48,4 +48,8 @@ void check_engine_uses(const ConfigNode& tree, const std::string& engine, bool g
 /// read and loads again (check_engine_uses passes on it).
 void drop_unused_keys(ConfigNode& resolved, const std::string& engine, bool generated_workload);
 
+/// Whether `tree`'s policies are all the policy as_recorded (at least one):
+/// no run has a fast tier, so cache.capacity may be left out.
+bool only_as_recorded_policies(const ConfigNode& tree);
+
 }  // namespace flashsim

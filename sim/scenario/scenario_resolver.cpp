@@ -193,17 +193,26 @@ ConfigNode list_node(const std::vector<std::string>& items) {
   return n;
 }
 
-CacheSpec resolve_cache(const ConfigNode* node, const ConfigNode& root, ConfigNode& resolved) {
-  if (!node) throw_at(root.pos, "", "missing key 'cache' (cache: {capacity: 2GiB or 50%})");
+// `no_tier`: every policy is as_recorded, so the capacity may be left out
+// (and so may the section): 0 bytes, written "none", not resolved back.
+CacheSpec resolve_cache(const ConfigNode* given, const ConfigNode& root, ConfigNode& resolved, bool no_tier) {
+  const ConfigNode none = ConfigNode::make_map(root.pos);
+  if (!given && !no_tier) throw_at(root.pos, "", "missing key 'cache' (cache: {capacity: 2GiB or 50%})");
+  const ConfigNode* node = given ? given : &none;
   expect_map(*node, "cache", false);
   reject_unknown_keys(*node, "cache", {"capacity", "granularity", "allocator", "pin", "size_change", "ignore_sizes"});
   CacheSpec c;
   const ConfigNode* capacity = node->find("capacity");
-  if (!capacity) throw_at(node->pos, "cache", "missing key 'capacity' (e.g. 2GiB, or 50% of the trace's footprint)");
-  c.capacity = parse_capacity(*capacity);
-
+  if (!capacity && !no_tier) {
+    throw_at(node->pos, "cache", "missing key 'capacity' (e.g. 2GiB, or 50% of the trace's footprint)");
+  }
   resolved = ConfigNode::make_map();
-  resolved.set("capacity", ConfigNode::make_scalar(c.capacity.text));
+  if (capacity) {
+    c.capacity = parse_capacity(*capacity);
+    resolved.set("capacity", ConfigNode::make_scalar(c.capacity.text));
+  } else {
+    c.capacity.text = "none";
+  }
   // Block granularity: "whole" (the trace's blocks) or a piece size.
   std::string granularity = "whole";
   if (const ConfigNode* g = node->find("granularity"); g && !g->is_null()) {
@@ -391,7 +400,7 @@ Scenario resolve_scenario_tree(const ConfigNode& tree, const std::filesystem::pa
   } else {
     s.workload = resolve_workload(workload_node, tree, base_dir, workload_r);
   }
-  s.cache = resolve_cache(tree.find("cache"), tree, cache_r);
+  s.cache = resolve_cache(tree.find("cache"), tree, cache_r, only_as_recorded_policies(tree));
   s.policies = resolve_policies(tree.find("policies"), tree, policies_r);
   ConfigNode prefetch_r, bandwidth_r, serving_r;
   s.prefetchers = resolve_prefetch_list(tree.find("prefetch"), "prefetch", prefetch_r);

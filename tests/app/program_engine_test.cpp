@@ -6,6 +6,8 @@
 #include <fstream>
 #include <string>
 
+#include "sim/metrics/component_stats.h"
+
 #include "sim/core/errors.h"
 #include "sim/run/scenario_runner.h"
 #include "sim/scenario/scenario_document.h"
@@ -82,6 +84,51 @@ TEST(ProgramEngine, AsRecordedNeedsTheProgramEngineAndAProgram) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("has no program"), std::string::npos) << e.what();
   }
+}
+
+// Each of the program engine's parameters changes what a run reports (the
+// program component's numbers or texts), so none is accepted and ignored;
+// as_recorded alone needs no cache.capacity.
+TEST(ProgramEngine, EveryParameterChangesThePrediction) {
+  test::TempDir dir;
+  RunnerOptions options;
+  options.jobs = 1;
+  auto run = [&](const std::string& params, const std::string& program = "double_buffer_prefetch") {
+    const std::string trace =
+        std::string(FLASHSIM_SOURCE_DIR) + "/validate/baselines/h200/programs/" + program + ".h5";
+    const std::string text = std::string("name: x\nengine: {impl: program") + (params.find("skip_steps") == std::string::npos ? ", skip_steps: 1" : "") + params +
+                             "}\nhardware: {profile: h200-calibrated}\nworkload: {trace: " + trace +
+                             "}\npolicies: [as_recorded]\n";
+    const ScenarioResults r = run_scenario(ScenarioDocument::from_text(text, "t.yaml", dir.path()), options);
+    return r.runs.at(0).result.components;
+  };
+  auto figures = [](const ComponentStats& c) {
+    std::string out;
+    for (const ComponentStat& s : c.rows) out += s.name + "=" + std::to_string(s.value) + " ";
+    for (const ComponentText& t : c.texts) {
+      if (t.name != "regime") out += t.name + "=" + t.text + " ";  // that one only echoes the parameter
+    }
+    return out;
+  };
+  const ComponentStats base = run("");
+  ASSERT_NE(base.find("program", "median_step_ns"), nullptr);
+  EXPECT_NEAR(base.find("program", "copies")->value, 308, 0);
+  for (const std::string p : {", host_memory: pageable", ", skip_steps: 3", ", host_time: recorded",
+                              ", capture_gap: 20us", ", copy_curves: fit", ", fresh_pages: all",
+                              ", recorded_copy_time: true", ", resident_first: 1GiB", ", prefetch_distance: 2"}) {
+    const ComponentStats with = run(p);
+    EXPECT_NE(figures(with), figures(base)) << p << " changes nothing";
+  }
+  // Static placement removes copies; the same bytes resident as predict --resident-first.
+  EXPECT_GT(run(", resident_first: 1GiB").find("program", "copies_removed")->value, 0);
+  // This capture has one regime; the accelerate offload's first steps run slower than the rest.
+  const std::string two = "accel_cpu_offload_llama";
+  EXPECT_GT(run(", regime: first", two).find("program", "recorded_median_step_ns")->value,
+            run(", regime: steady", two).find("program", "recorded_median_step_ns")->value);
+  // A regime that is not there, and text that is no regime, are named.
+  EXPECT_THROW(run(", regime: 7"), InputError);
+  EXPECT_THROW(run(", regime: warm"), InputError);
+  EXPECT_THROW(run(", capture_gap: soon"), InputError);
 }
 
 }  // namespace

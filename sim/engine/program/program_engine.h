@@ -1,37 +1,64 @@
 // `engine: program` in a scenario: the execution model of a captured program
 // (sim/engine/program/program_executor.h) behind the scenario runner, so that sweeps
-// over policy and capacity (and the engine's host_memory) run on a user's own
-// program. The policy `as_recorded` (resolved by the scenario loader, not a
-// PolicyRegistry entry, and refused with any other engine) makes
-// every copy the program made; any other policy is a fast tier of
-// cache.capacity in front of the program's copies.
+// over policy and capacity (and the engine's what-ifs: host memory, host
+// time, copy curves, fresh pages, static placement, early H2D copies) run on
+// a user's own program. `flashsim predict` and diagnose's levers are front
+// ends over a scenario with this engine. The policy `as_recorded` (resolved
+// by the scenario loader, not a PolicyRegistry entry, and refused with any
+// other engine) makes every copy the program made; any other policy is a
+// fast tier of cache.capacity in front of the program's copies.
 //
 // Results: one request whose tokens are the program's steps after
 // the engine's skip_steps (TTFT = the end of the first counted step, TPOT = the
 // mean step; tpot_p50 the median), simulated_ns = the program's end, the fast
-// tier's counters; no time series or latency histogram.
+// tier's counters; no time series or latency histogram. The component
+// `program` (kProgramComponent) carries the prediction: the chosen regime's
+// median step (numbers), the copy attribution, where each figure came from
+// (texts) and the per-step times (series), each listed in run_program_engine.
 #pragma once
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "sim/engine/engine.h"
 #include "sim/engine/execution_spec.h"
+#include "sim/engine/program/program_executor.h"
 #include "traces/trace_source.h"
 
 namespace flashsim {
 
 /// The program engine's own parameters (`engine: {impl: program, host_memory:
-/// pinned, skip_steps: 2}`; registered in sim/engine/program/).
+/// pinned, skip_steps: 2}`; registered in sim/engine/program/, documented by
+/// `flashsim policies --kind engine`).
 struct ProgramEngineOptions {
   HostMemoryMode host_memory = HostMemoryMode::as_recorded;  ///< the program's host buffers (a what-if)
-  std::uint64_t skip_steps = 0;                              ///< warm-up steps left out of TTFT/TPOT
+  std::uint64_t skip_steps = 0;                              ///< warm-up steps left out of TTFT/TPOT and the regimes
+  HostTime host_time = HostTime::calibrated;
+  Nanoseconds capture_gap_ns = kMeasuredCaptureGap;  ///< ExecutorOptions::capture_gap_ns
+  CopyCurveSource copy_curves = CopyCurveSource::capture;
+  FreshPages fresh_pages = FreshPages::per_copy;
+  bool recorded_copy_time = false;  ///< copies take their recorded GPU time (an attribution run)
+  /// Streamed blocks kept resident, first read first, up to this many bytes
+  /// (static placement, static_placement.h); added to the fast tier's
+  /// capacity (the only capacity under as_recorded, then with LRU for the rest).
+  ByteCount resident_first_bytes = 0;
+  /// H2D copies moved to a copy stream of their own, issued this many copies
+  /// early (program_prefetch.h); -1: as the program issued them.
+  std::int64_t prefetch_distance = -1;
+  /// The steps program.median_step_ns is of (step_regimes.h choose_regime):
+  /// steady, first, all or a regime index.
+  std::string regime = "steady";
 };
 
 /// Runs `trace`'s program under `config`. Throws InputError when the trace
-/// has no program (schema 1) or too few steps (fewer than skip_steps + 2
-/// marks), naming the trace.
+/// has no program (schema 1), too few steps (fewer than skip_steps + 2
+/// marks) or a regime that is not there, naming the trace and the key.
 EngineResult run_program_engine(ITraceSource& trace, const EngineConfig& config, const ProgramEngineOptions& options);
 
 /// The policy name of "every copy as the program made it".
 inline constexpr const char* kAsRecordedPolicy = "as_recorded";
+
+/// The component name of the prediction's own statistics.
+inline constexpr const char* kProgramComponent = "program";
 
 }  // namespace flashsim

@@ -1,5 +1,7 @@
 // `engine: program`: a captured program's execution model behind the
 // scenario runner (sim/engine/program/program_engine.h), with its own parameters.
+#include "sim/core/errors.h"
+#include "sim/core/unit_parse.h"
 #include "sim/engine/engine_registry.h"
 #include "sim/engine/program/program_engine.h"
 
@@ -22,8 +24,57 @@ std::vector<ParamSpec> program_params() {
       {"host_memory", ParamType::choice, "as_recorded",
        "the captured program's host buffers as_recorded, pinned or pageable (a what-if)", -1e300, 1e300,
        {"as_recorded", "pinned", "pageable"}},
-      {"skip_steps", ParamType::integer, "0", "warm-up steps left out of TTFT/TPOT", 0, 1e12, {}},
+      {"skip_steps", ParamType::integer, "0", "warm-up steps left out of TTFT/TPOT and the regimes", 0, 1e12, {}},
+      {"host_time", ParamType::choice, "calibrated",
+       "a non-blocking call's host cost: calibrated (the profile's API costs for launches, copies, events) or "
+       "recorded (the capture's, its own cost included)",
+       -1e300, 1e300, {"calibrated", "recorded"}},
+      {"capture_gap", ParamType::text, "measured",
+       "the capture's cost taken off each recorded gap between calls: measured (the trace's probe figures, "
+       "schema 3; none in older traces) or a duration (e.g. 2us)",
+       -1e300, 1e300, {}},
+      {"copy_curves", ParamType::choice, "capture",
+       "pageable copy time: capture (the curves the capture fitted from its own copies, schema 3; else the "
+       "profile's), fit (fitted now from the trace's copies) or profile (the hardware profile's)",
+       -1e300, 1e300, {"capture", "fit", "profile"}},
+      {"fresh_pages", ParamType::choice, "per_copy",
+       "pageable D2H copies into never-touched host pages (first-touch faults): per_copy (as the capture "
+       "recorded each copy's destination, schema 3), all or none",
+       -1e300, 1e300, {"per_copy", "all", "none"}},
+      {"recorded_copy_time", ParamType::choice, "false",
+       "copies take their recorded GPU time (an attribution run: how much error is the copy model's)", -1e300,
+       1e300, {"false", "true"}},
+      {"resident_first", ParamType::bytes, "0",
+       "static placement: the streamed blocks (read more than once) first read, in order, kept resident up to "
+       "this many bytes, added to cache.capacity (accelerate's device_map, llama.cpp -ngl)",
+       0, 1e18, {}},
+      {"prefetch_distance", ParamType::integer, "-1",
+       "H2D copies moved to a copy stream of their own, issued this many copies early (double buffering; "
+       "0: at their own place); -1: as the program issued them",
+       -1, 1024, {}},
+      {"regime", ParamType::text, "steady",
+       "the steps program.median_step_ns is of: steady (the last regime), first, all, or a regime number "
+       "(one per flashsim.repeat mark, else change points over the captured step times)",
+       -1e300, 1e300, {}},
   };
+}
+
+Nanoseconds capture_gap_of(const std::string& text) {
+  if (text == "measured") return kMeasuredCaptureGap;
+  try {
+    return parse_duration_ns(text);
+  } catch (const UnitError& e) {
+    throw InputError("engine program: capture_gap '" + text + "': expected measured or a duration (e.g. 2us): " +
+                     e.what());
+  }
+}
+
+std::string regime_of(const std::string& text) {
+  const bool number = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+  if (!number && text != "steady" && text != "first" && text != "all") {
+    throw InputError("engine program: regime '" + text + "': expected steady, first, all or a regime number");
+  }
+  return text;
 }
 
 EngineTraits program_traits() {
@@ -48,6 +99,20 @@ FLASHSIM_REGISTER(EngineRegistry,
                         ProgramEngineOptions o;
                         o.host_memory = host_memory_mode(v.text("host_memory"));
                         o.skip_steps = static_cast<std::uint64_t>(v.integer("skip_steps"));
+                        o.host_time = v.text("host_time") == "recorded" ? HostTime::recorded : HostTime::calibrated;
+                        o.capture_gap_ns = capture_gap_of(v.text("capture_gap"));
+                        const std::string& curves = v.text("copy_curves");
+                        o.copy_curves = curves == "profile" ? CopyCurveSource::profile
+                                        : curves == "fit"   ? CopyCurveSource::fit
+                                                            : CopyCurveSource::capture;
+                        const std::string& fresh = v.text("fresh_pages");
+                        o.fresh_pages = fresh == "all"    ? FreshPages::all
+                                        : fresh == "none" ? FreshPages::none
+                                                          : FreshPages::per_copy;
+                        o.recorded_copy_time = v.text("recorded_copy_time") == "true";
+                        o.resident_first_bytes = v.bytes("resident_first");
+                        o.prefetch_distance = v.integer("prefetch_distance");
+                        o.regime = regime_of(v.text("regime"));
                         return std::make_unique<ProgramEngine>(o);
                       },
                       program_traits()}));
