@@ -15,7 +15,7 @@
 
 #include "python/native/python_components.h"
 #include "python/native/replay_binding.h"
-#include "sim/cli/quick_scenario.h"
+#include "sim/scenario/quick_scenario.h"
 #include "sim/core/errors.h"
 #include "sim/policy/i_eviction_policy.h"
 #include "sim/prefetch/i_prefetcher.h"
@@ -221,8 +221,8 @@ PYBIND11_MODULE(_core, m) {
       "quick_scenario_yaml",
       [](const std::string& trace, const std::string& format, const std::vector<std::string>& policies,
          const std::vector<std::string>& capacities, const std::string& engine, const std::string& hardware) {
-        cli::QuickScenario q{trace, format, policies, capacities, engine, hardware, {}, {}};
-        return cli::quick_scenario_yaml(q);
+        QuickScenario q{trace, format, policies, capacities, engine, hardware, {}, {}};
+        return quick_scenario_yaml(q);
       },
       py::arg("trace"), py::arg("format"), py::arg("policies"), py::arg("capacities"), py::arg("engine"),
       py::arg("hardware"), "the scenario of `flashsim run --trace` (YAML text)");

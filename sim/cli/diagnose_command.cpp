@@ -209,17 +209,18 @@ json diagnose_trace(const std::string& trace, const Options& o, const HardwarePr
   if (o.no_levers) return j;
 
   LeverOptions lo;
+  lo.hardware = o.hardware;
   lo.skip_steps = h.whole_program ? 0 : static_cast<std::size_t>(o.skip);
   lo.prefetch_distance = static_cast<std::size_t>(o.prefetch_distance);
   lo.policies = o.policies;
-  const CapacitySpec cap = parse_option("--tier-capacity", o.tier_capacity, CapacitySpec::parse);
-  lo.tier_capacity_bytes = cap.is_fraction ? cap.resolve(measure_footprint(*source).bytes) : cap.bytes;
+  lo.jobs = o.jobs;
+  (void)parse_option("--tier-capacity", o.tier_capacity, CapacitySpec::parse);  // said as the option's
+  lo.tier_capacity = o.tier_capacity;
   if (h.whole_program) {
     std::printf("levers: not simulated: the execution model measures time per step and the program has no step marks\n");
     return j;
   }
-  const std::vector<AccessRecord> records = read_all_records(*source);
-  const ProgramLevers lv = simulate_program_levers(meta, records, hw, lo);
+  const ProgramLevers lv = simulate_program_levers(trace, meta, lo);
   std::printf("levers (execution model; as captured it predicts %.3f ms per step against %.3f ms recorded, %+.1f%%):\n",
               lv.model_median_step_ms, lv.recorded_median_step_ms, lv.model_error * 100.0);
   for (const LeverResult& l : lv.levers) {
@@ -229,23 +230,23 @@ json diagnose_trace(const std::string& trace, const Options& o, const HardwarePr
   }
   bool resident = false;
   for (const LeverResult& l : lv.levers) resident = resident || l.name == "resident_first";
-  if (lo.tier_capacity_bytes > 0 && !resident) {
-    std::printf("  resident_first: no streamed block fits in %llu B\n", static_cast<unsigned long long>(lo.tier_capacity_bytes));
+  if (lv.tier_capacity_bytes > 0 && !resident) {
+    std::printf("  resident_first: no streamed block fits in %llu B\n", static_cast<unsigned long long>(lv.tier_capacity_bytes));
   }
-  if (lo.tier_capacity_bytes > 0) {
+  if (lv.tier_capacity_bytes > 0) {
     if (lv.best_policy.empty()) {
       std::printf("  no online policy shortens the step with a fast tier of %llu B\n",
-                  static_cast<unsigned long long>(lo.tier_capacity_bytes));
+                  static_cast<unsigned long long>(lv.tier_capacity_bytes));
     } else {
       std::printf("  best online policy with a fast tier of %llu B: %s\n",
-                  static_cast<unsigned long long>(lo.tier_capacity_bytes), lv.best_policy.c_str());
+                  static_cast<unsigned long long>(lv.tier_capacity_bytes), lv.best_policy.c_str());
     }
   }
   j["model_median_step_ms"] = lv.model_median_step_ms;
   j["recorded_median_step_ms"] = lv.recorded_median_step_ms;
   j["model_error"] = lv.model_error;
   j["best_policy"] = lv.best_policy;
-  j["tier_capacity_bytes"] = lo.tier_capacity_bytes;
+  j["tier_capacity_bytes"] = lv.tier_capacity_bytes;
   return j;
 }
 

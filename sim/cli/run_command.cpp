@@ -17,7 +17,7 @@
 #include "sim/cli/cli_parse.h"
 #include "sim/cli/command_registry.h"
 #include "sim/cli/output_dir.h"
-#include "sim/cli/quick_scenario.h"
+#include "sim/scenario/quick_scenario.h"
 #include "sim/core/errors.h"
 #include "sim/core/unit_parse.h"
 #include "sim/results/results_table.h"

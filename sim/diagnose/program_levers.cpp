@@ -1,85 +1,102 @@
 #include "sim/diagnose/program_levers.h"
 
-#include <memory>
+#include <filesystem>
+#include <utility>
 
 #include "sim/core/errors.h"
 #include "sim/diagnose/registered_policies.h"
-#include "sim/engine/program/program_executor.h"
-#include "sim/engine/program/program_prefetch.h"
-#include "sim/engine/program/static_placement.h"
+#include "sim/engine/program/program_engine.h"
+#include "sim/run/scenario_runner.h"
+#include "sim/scenario/quick_scenario.h"
+#include "sim/scenario/scenario_document.h"
 
 namespace flashsim::diagnose {
 namespace {
 
-double median_ms(const ProgramPrediction& p, std::size_t skip, bool recorded = false) {
-  if (p.step_durations(skip, recorded).empty()) {
-    throw InputError(std::to_string(p.step_start_ns.size()) + " step marks: skipping " + std::to_string(skip) +
-                     " steps leaves no step to measure");
-  }
-  return p.median_step_ns(skip, recorded) / 1e6;
+double program_number(const RunResult& run, const char* name) {
+  const ComponentStat* s = run.result.components.find(kProgramComponent, name);
+  if (!s) throw Error(std::string("the program engine reported no program.") + name);
+  return s->value;
 }
 
 }  // namespace
 
-ProgramLevers simulate_program_levers(const TraceMeta& meta, const std::vector<AccessRecord>& records,
-                                      const HardwareProfile& hardware, const LeverOptions& options) {
+ProgramLevers simulate_program_levers(const std::string& trace, const TraceMeta& meta, const LeverOptions& options) {
   if (!meta.program || meta.program->empty()) throw InputError("the trace has no program (capture schema 2)");
   ProgramLevers out;
-  const std::size_t skip = options.skip_steps;
-  ExecutorOptions base;  // calibrated host time, host memory as recorded, every copy made
-  const ProgramPrediction as_captured = run_program(meta, records, hardware, base);
-  out.recorded_median_step_ms = median_ms(as_captured, skip, true);
-  out.model_median_step_ms = median_ms(as_captured, skip);
+  // One scenario a lever: the capture on engine program, every step after the skip (regime all).
+  auto run = [&](std::vector<std::string> policies, std::vector<std::pair<std::string, std::string>> params) {
+    QuickScenario q;
+    q.trace = trace;
+    q.format = options.format;
+    q.engine = "program";
+    q.hardware = options.hardware;
+    q.description = "flashsim diagnose's levers on " + trace;
+    q.policies = std::move(policies);
+    if (q.policies.front() != kAsRecordedPolicy) q.capacities = {options.tier_capacity};
+    q.engine_params = {{"skip_steps", std::to_string(options.skip_steps)}, {"regime", "all"}};
+    q.engine_params.insert(q.engine_params.end(), params.begin(), params.end());
+    RunnerOptions runner;
+    runner.jobs = options.jobs;
+    ScenarioResults r = run_scenario(
+        ScenarioDocument::from_text(quick_scenario_yaml(q), "flashsim diagnose", std::filesystem::current_path()),
+        runner);
+    if (out.runs.runs.empty()) {
+      out.runs = r;
+    } else {
+      for (RunResult& x : r.runs) {
+        x.index = out.runs.runs.size();
+        out.runs.runs.push_back(std::move(x));
+      }
+    }
+    return std::vector<RunResult>(out.runs.runs.end() - static_cast<std::ptrdiff_t>(r.runs.size()), out.runs.runs.end());
+  };
+  const RunResult as_captured = run({kAsRecordedPolicy}, {}).front();
+  out.recorded_median_step_ms = program_number(as_captured, "recorded_median_step_ns") / 1e6;
+  out.model_median_step_ms = program_number(as_captured, "median_step_ns") / 1e6;
   out.model_error = (out.model_median_step_ms - out.recorded_median_step_ms) / out.recorded_median_step_ms;
-  auto add = [&](std::string name, std::string what, double ms, bool offline = false) {
+  auto add = [&](std::string name, std::string what, const RunResult& r, bool offline = false) {
+    const double ms = program_number(r, "median_step_ns") / 1e6;
     out.levers.push_back({std::move(name), std::move(what), ms,
                           (ms - out.model_median_step_ms) / out.model_median_step_ms, offline});
+    return ms;
   };
-  add("as_captured", "the program as captured (the model's baseline)", out.model_median_step_ms);
-
-  ExecutorOptions pinned = base;
-  pinned.host_memory = HostMemoryMode::pinned;
+  add("as_captured", "the program as captured (the model's baseline)", as_captured);
   add("pinned", "host buffers pinned (cudaHostRegister / pin_memory): DMA without the driver's staging",
-      median_ms(run_program(meta, records, hardware, pinned), skip));
-
-  TraceMeta prefetched = meta;
-  prefetched.program = std::make_shared<const Program>(with_prefetch(*meta.program, options.prefetch_distance));
+      run({kAsRecordedPolicy}, {{"host_memory", "pinned"}}).front());
   add("prefetch",
       options.prefetch_distance == 0
           ? "pinned, and every H2D copy on a copy stream of its own at its own place (no longer queued behind kernels)"
           : "pinned, and every H2D copy on a copy stream issued " + std::to_string(options.prefetch_distance) +
                 " copy(ies) early (double buffering)",
-      median_ms(run_program(prefetched, records, hardware, pinned), skip));
+      run({kAsRecordedPolicy},
+          {{"host_memory", "pinned"}, {"prefetch_distance", std::to_string(options.prefetch_distance)}})
+          .front());
+  if (options.tier_capacity.empty()) return out;
 
-  if (options.tier_capacity_bytes > 0) {
-    const StaticPlacement placed = first_streamed_blocks(records, options.tier_capacity_bytes);
-    ExecutorOptions resident = base;
-    resident.as_recorded = false;
-    resident.cache.pinned.blocks = placed.blocks;
-    resident.cache.capacity_bytes = placed.bytes;
-    if (placed.bytes > 0) {
-      add("resident_first", "the first " + std::to_string(placed.bytes) +
-                                " B of streamed blocks kept on the GPU (static placement: accelerate device_map, "
-                                "llama.cpp -ngl)",
-          median_ms(run_program(meta, records, hardware, resident), skip));
-    }
-    const std::vector<std::string> names = options.policies.empty() ? registered_policy_names(&meta) : options.policies;
-    double best = 0;
-    for (const std::string& name : names) {
-      ExecutorOptions tier = base;
-      tier.as_recorded = false;
-      tier.cache.eviction.impl = name;
-      tier.cache.capacity_bytes = options.tier_capacity_bytes;
-      const bool offline = is_offline_policy(name);
-      const double ms = median_ms(run_program(meta, records, hardware, tier), skip);
-      add("tier:" + name,
-          "a fast tier of " + std::to_string(options.tier_capacity_bytes) + " B under " + name +
-              (offline ? " (offline: knows the future; a reference)" : ""),
-          ms, offline);
-      if (!offline && ms < out.model_median_step_ms && (out.best_policy.empty() || ms < best)) {
-        best = ms;
-        out.best_policy = name;
-      }
+  const std::vector<std::string> names = options.policies.empty() ? registered_policy_names(&meta) : options.policies;
+  const std::vector<RunResult> tiers = run(names, {});
+  out.tier_capacity_bytes = tiers.front().capacity_bytes;
+  const RunResult resident =
+      run({kAsRecordedPolicy}, {{"resident_first", std::to_string(out.tier_capacity_bytes)}}).front();
+  out.resident_bytes = static_cast<ByteCount>(program_number(resident, "resident_bytes"));
+  if (out.resident_bytes > 0) {
+    add("resident_first", "the first " + std::to_string(out.resident_bytes) +
+                              " B of streamed blocks kept on the GPU (static placement: accelerate device_map, "
+                              "llama.cpp -ngl)",
+        resident);
+  }
+  double best = 0;
+  for (const RunResult& r : tiers) {
+    const std::string& name = r.policy;
+    const bool offline = is_offline_policy(name);
+    const double ms = add("tier:" + name,
+                          "a fast tier of " + std::to_string(out.tier_capacity_bytes) + " B under " + name +
+                              (offline ? " (offline: knows the future; a reference)" : ""),
+                          r, offline);
+    if (!offline && ms < out.model_median_step_ms && (out.best_policy.empty() || ms < best)) {
+      best = ms;
+      out.best_policy = name;
     }
   }
   return out;

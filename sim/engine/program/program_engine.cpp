@@ -15,9 +15,10 @@ namespace flashsim {
 namespace {
 
 // The executor's options for one run: the scenario's fast tier (or every
-// copy as recorded) with the engine's what-ifs.
+// copy as recorded) with the engine's what-ifs; `resident_bytes` gets what
+// the static placement keeps (0: nothing fits, and as_recorded stays so).
 ExecutorOptions executor_options(const EngineConfig& config, const ProgramEngineOptions& options,
-                                 const std::vector<AccessRecord>& records) {
+                                 const std::vector<AccessRecord>& records, ByteCount& resident_bytes) {
   ExecutorOptions o;
   o.host_time = options.host_time;
   o.host_memory = options.host_memory;
@@ -27,20 +28,19 @@ ExecutorOptions executor_options(const EngineConfig& config, const ProgramEngine
   o.fresh_pages = options.fresh_pages;
   o.cache = config.cache;
   const bool as_recorded = config.cache.eviction.impl == kAsRecordedPolicy;
-  o.as_recorded = as_recorded && options.resident_first_bytes == 0;
+  StaticPlacement placed;
+  if (options.resident_first_bytes > 0) placed = first_streamed_blocks(records, options.resident_first_bytes);
+  resident_bytes = placed.bytes;
+  o.as_recorded = as_recorded && placed.bytes == 0;
   if (o.as_recorded) return o;
   if (as_recorded) {  // placement alone: the rest of the streamed blocks stay copies (LRU never keeps them)
     o.cache.eviction = ComponentChoice{"lru", {}};
     o.cache.capacity_bytes = 0;
   }
-  if (options.resident_first_bytes > 0) {
-    const StaticPlacement placed = first_streamed_blocks(records, options.resident_first_bytes);
-    o.cache.pinned.blocks.insert(o.cache.pinned.blocks.end(), placed.blocks.begin(), placed.blocks.end());
-    o.cache.capacity_bytes += placed.bytes;
-  }
+  o.cache.pinned.blocks.insert(o.cache.pinned.blocks.end(), placed.blocks.begin(), placed.blocks.end());
+  o.cache.capacity_bytes += placed.bytes;
   if (o.cache.capacity_bytes == 0) {
-    throw InputError("policy " + config.cache.eviction.impl + " needs a fast tier: cache.capacity > 0" +
-                     (options.resident_first_bytes > 0 ? " (no streamed block fits engine.resident_first)" : ""));
+    throw InputError("policy " + config.cache.eviction.impl + " needs a fast tier: cache.capacity > 0");
   }
   return o;
 }
@@ -52,7 +52,7 @@ std::vector<double> as_doubles(const std::vector<Nanoseconds>& v) { return {v.be
 
 // The prediction as the `program` component: numbers, texts, series.
 void report(const ProgramPrediction& p, const TraceMeta& meta, const HardwareProfile& hardware,
-            const ProgramEngineOptions& options, ComponentStats& out) {
+            const ProgramEngineOptions& options, ByteCount resident_bytes, ComponentStats& out) {
   const std::size_t skip = static_cast<std::size_t>(options.skip_steps);
   const std::vector<Nanoseconds> steps = p.step_durations(skip), recorded = p.step_durations(skip, true);
   const std::vector<Nanoseconds> starts(p.recorded_step_ns.begin() + static_cast<std::ptrdiff_t>(skip),
@@ -75,6 +75,7 @@ void report(const ProgramPrediction& p, const TraceMeta& meta, const HardwarePro
   out.add(c, "h2d_bytes", "bytes", static_cast<double>(p.h2d_bytes));
   out.add(c, "d2h_bytes", "bytes", static_cast<double>(p.d2h_bytes));
   out.add(c, "host_blocked_ns", "ns", static_cast<double>(p.host_blocked_ns));
+  out.add(c, "resident_bytes", "bytes", static_cast<double>(resident_bytes));
   for (int d = 0; d < 2; ++d) {
     for (int m = 0; m < 2; ++m) {
       const std::string k = std::string(kDirection[d]) + "_" + kMemory[m];
@@ -119,7 +120,8 @@ void report(const ProgramPrediction& p, const TraceMeta& meta, const HardwarePro
 EngineResult run_program_engine(ITraceSource& trace, const EngineConfig& config, const ProgramEngineOptions& options) {
   TraceMeta meta = trace.meta();
   const std::vector<AccessRecord> records = read_all_records(trace);
-  const ExecutorOptions o = executor_options(config, options, records);
+  ByteCount resident_bytes = 0;
+  const ExecutorOptions o = executor_options(config, options, records, resident_bytes);
   if (options.prefetch_distance >= 0 && meta.program) {  // run_program names a trace without one
     meta.program = std::make_shared<const Program>(
         with_prefetch(*meta.program, static_cast<std::size_t>(options.prefetch_distance)));
@@ -149,7 +151,7 @@ EngineResult run_program_engine(ITraceSource& trace, const EngineConfig& config,
   m.serving.tpot_p50_ns = p.median_step_ns(skip);
   m.serving.tpot_p99_ns = static_cast<double>(exact_quantile_ns(steps, 0.99));
   r.decision_clock = DecisionClock::engine;
-  report(p, meta, config.hardware, options, r.components);
+  report(p, meta, config.hardware, options, resident_bytes, r.components);
   return r;
 }
 

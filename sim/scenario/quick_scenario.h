@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-namespace flashsim::cli {
+namespace flashsim {
 
 struct QuickScenario {
   std::string trace;                   ///< trace file (any importable format)
@@ -32,4 +32,4 @@ std::string quick_scenario_yaml(const QuickScenario& q);
 /// (InputError naming `option`).
 std::vector<std::string> split_list(const std::vector<std::string>& values, const std::string& option);
 
-}  // namespace flashsim::cli
+}  // namespace flashsim

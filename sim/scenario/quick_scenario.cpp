@@ -1,4 +1,4 @@
-#include "sim/cli/quick_scenario.h"
+#include "sim/scenario/quick_scenario.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -9,7 +9,7 @@
 #include "sim/core/utf8.h"
 #include "sim/engine/program/program_engine.h"
 
-namespace flashsim::cli {
+namespace flashsim {
 
 std::vector<std::string> split_list(const std::vector<std::string>& values, const std::string& option) {
   std::vector<std::string> out;
@@ -83,4 +83,4 @@ std::string quick_scenario_yaml(const QuickScenario& q) {
   return std::string(y.c_str()) + "\n";
 }
 
-}  // namespace flashsim::cli
+}  // namespace flashsim
