@@ -28,7 +28,8 @@ std::optional<Written> entry_of(const ConfigNode* map, std::string_view prefix, 
 
 // An optional key: where it sits (`section` "" for the top level, "policies"
 // for a key of each policy entry) and its name there. Sections whose keys
-// engines read apart (bandwidth, serving) are listed key by key.
+// engines read apart (bandwidth, serving, the hardware profile's parts) are
+// listed key by key.
 struct Feature {
   std::string key;      ///< the dotted name engines declare
   std::string section;  ///< "", "workload", "cache", "outputs" or "policies"
@@ -37,6 +38,13 @@ struct Feature {
 
 const std::vector<Feature>& features() {
   static const std::vector<Feature> list = {
+      // Parts of a hardware profile written over a named one (hardware:
+      // {profile: h200, l2: ...}); a profile file, or one written whole
+      // inline (with tiers, as resolved text is), brings them all and is
+      // not checked. Before the section, so that a refusal names who reads the part.
+      {"hardware.l2", "hardware", "l2"}, {"hardware.tlb", "hardware", "tlb"},
+      {"hardware.contention", "hardware", "contention"}, {"hardware.miss_penalty", "hardware", "miss_penalty"},
+      {"hardware.execution", "hardware", "execution"},
       {"hardware", "", "hardware"},           {"workload.issue", "workload", "issue"},
       {"workload.gap", "workload", "gap"},    {"decision_clock", "", "decision_clock"},
       {"prefetch", "", "prefetch"},           {"policies.prefetch", "policies", "prefetch"},
@@ -60,6 +68,10 @@ bool is_as_recorded(const ConfigNode& p) {
 
 // Where `tree` writes `f`, if it does.
 std::optional<Written> written(const ConfigNode& tree, const Feature& f) {
+  if (f.section == "hardware") {  // a whole profile written inline (tiers and all, as resolved text is) is one unit
+    const ConfigNode* hw = tree.find("hardware");
+    if (hw == nullptr || !hw->is_map() || hw->find("tiers") != nullptr) return std::nullopt;
+  }
   if (f.section != "policies") return entry_of(f.section.empty() ? &tree : tree.find(f.section), f.section, f.leaf);
   const ConfigNode* policies = tree.find("policies");
   if (policies == nullptr || !policies->is_sequence()) return std::nullopt;
@@ -197,6 +209,7 @@ void drop_unused_keys(ConfigNode& resolved, const std::string& engine, bool gene
   const EngineRegistry::Entry& mine = EngineRegistry::instance().find(engine);
   for (const Feature& f : features()) {
     if (uses(mine, f.key) || (f.key == "hardware" && generated_workload)) continue;
+    if (f.section == "hardware") continue;  // the resolved profile stays whole: it is one unit, as its file
     erase(resolved, f);
   }
 }

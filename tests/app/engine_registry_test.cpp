@@ -63,6 +63,11 @@ struct Snippet {
 const std::map<std::string, Snippet>& snippets() {
   static const std::map<std::string, Snippet> s = {
       {"hardware", {"hardware: {profile: seed-defaults}\n", "", ""}},
+      {"hardware.l2", {"hardware: {profile: seed-defaults, l2: {capacity: 2KiB, line_size: 128B}}\n", "", ""}},
+      {"hardware.tlb", {"hardware: {profile: seed-defaults, tlb: {entries: 2, page_size: 1KiB, miss_penalty: 1us}}\n", "", ""}},
+      {"hardware.contention", {"hardware: {profile: seed-defaults, contention: {ns_per_mib: 1000000}}\n", "", ""}},
+      {"hardware.miss_penalty", {"hardware: {profile: seed-defaults, miss_penalty: 5us}\n", "", ""}},
+      {"hardware.execution", {"hardware: {profile: seed-defaults, execution: {api_launch: 3us}}\n", "", ""}},
       {"workload.issue", {"", ", issue: timestamp", ""}},
       {"workload.gap", {"", ", gap: 1us", ""}},
       {"decision_clock", {"decision_clock: engine\n", "", ""}},

@@ -93,11 +93,12 @@ TEST(ProgramEngine, EveryParameterChangesThePrediction) {
   test::TempDir dir;
   RunnerOptions options;
   options.jobs = 1;
-  auto run = [&](const std::string& params, const std::string& program = "double_buffer_prefetch") {
+  auto run = [&](const std::string& params, const std::string& program = "double_buffer_prefetch",
+                 const std::string& hardware = "") {
     const std::string trace =
         std::string(FLASHSIM_SOURCE_DIR) + "/validate/baselines/h200/programs/" + program + ".h5";
     const std::string text = std::string("name: x\nengine: {impl: program") + (params.find("skip_steps") == std::string::npos ? ", skip_steps: 1" : "") + params +
-                             "}\nhardware: {profile: h200-calibrated}\nworkload: {trace: " + trace +
+                             "}\nhardware: {profile: h200-calibrated" + hardware + "}\nworkload: {trace: " + trace +
                              "}\npolicies: [as_recorded]\n";
     const ScenarioResults r = run_scenario(ScenarioDocument::from_text(text, "t.yaml", dir.path()), options);
     return r.runs.at(0).result.components;
@@ -119,6 +120,8 @@ TEST(ProgramEngine, EveryParameterChangesThePrediction) {
     const ComponentStats with = run(p);
     EXPECT_NE(figures(with), figures(base)) << p << " changes nothing";
   }
+  // hardware.execution is the engine's part of a profile written inline.
+  EXPECT_NE(figures(run("", "double_buffer_prefetch", ", execution: {api_launch: 30us}")), figures(base));
   // Static placement removes copies; the same bytes resident as predict --resident-first.
   EXPECT_GT(run(", resident_first: 1GiB").find("program", "copies_removed")->value, 0);
   // This capture has one regime; the accelerate offload's first steps run slower than the rest.

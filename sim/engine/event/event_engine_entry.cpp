@@ -13,6 +13,10 @@ EngineTraits event_traits() {
   EngineTraits t;
   t.capabilities = {.models_time = true, .takes_prefetchers = true, .serving_metrics = true, .time_series = true};
   t.uses = {"hardware",
+            "hardware.l2",
+            "hardware.tlb",
+            "hardware.contention",
+            "hardware.miss_penalty",
             "workload.issue",
             "workload.gap",
             "decision_clock",
