@@ -160,7 +160,7 @@ nlohmann::json run_outcome(const std::filesystem::path& dir, const std::string& 
 // Each optional key an engine reads changes what its run reports (no
 // silent acceptance: a key read but without effect would pass the refusal
 // test above). On the engines that run a plain trace; the program engine's
-// keys are checked on a captured program (tests/engine/program_engine_test.cpp).
+// keys are checked on a captured program (tests/app/program_engine_test.cpp).
 TEST(EngineRegistry, EveryKeyAnEngineReadsChangesItsResult) {
   test::TempDir dir;
   test::write_file(dir / "trace.csv", varied_csv());

@@ -134,5 +134,35 @@ TEST(ProgramEngine, EveryParameterChangesThePrediction) {
   EXPECT_THROW(run(", capture_gap: soon"), InputError);
 }
 
+// The scenario keys the program engine declares change its runs on a
+// captured program (the refusal of the others: engine_registry_test.cpp).
+// cache.size_change is read by the same access protocol but no committed
+// capture has a block whose size changes; cache.granularity is refused (pieces
+// would renumber the records the program's copies name).
+TEST(ProgramEngine, TheScenarioKeysItReadsChangeItsRuns) {
+  test::TempDir dir;
+  RunnerOptions options;
+  options.jobs = 1;
+  auto run = [&](const std::string& program, const std::string& cache, const std::string& policy) {
+    const std::string trace = std::string(FLASHSIM_SOURCE_DIR) + "/validate/baselines/h200/programs/" + program + ".h5";
+    const std::string text = "name: x\nengine: {impl: program, skip_steps: 1}\nhardware: {profile: h200-calibrated}\n"
+                             "workload: {trace: " + trace + "}\ncache: {capacity: 30%" + cache + "}\npolicies: [" +
+                             policy + "]\n";
+    return run_scenario(ScenarioDocument::from_text(text, "t.yaml", dir.path()), options).runs.at(0).result.metrics.total;
+  };
+  const std::string kv = "transformers_kv_offload";
+  const AccessCounters base = run(kv, "", "lru");
+  EXPECT_NE(run(kv, ", allocator: first_fit", "lru").bytes_fetched, base.bytes_fetched);
+  EXPECT_NE(run(kv, ", pin: {blocks: [0, 1, 2, 3]}", "lru").bytes_fetched, base.bytes_fetched);
+  EXPECT_NE(run(kv, "", "{impl: lru, admission: {impl: doorkeeper}}").bytes_fetched, base.bytes_fetched);
+  try {
+    run(kv, ", granularity: 1MiB", "lru");
+    ADD_FAILURE() << "cache.granularity accepted by the program engine";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("key 'cache.granularity': engine 'program' does not use it"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace flashsim

@@ -80,7 +80,7 @@ std::string regime_of(const std::string& text) {
 EngineTraits program_traits() {
   EngineTraits t;
   t.capabilities = {.models_time = true, .serving_metrics = true, .needs_program_trace = true};
-  t.uses = {"hardware", "hardware.execution", "policies.admission", "cache.granularity", "cache.allocator", "cache.pin", "cache.size_change",
+  t.uses = {"hardware", "hardware.execution", "policies.admission", "cache.allocator", "cache.pin", "cache.size_change",
             "policies.as_recorded"};
   t.statistics = cache_statistics();
   for (const char* s : {"simulated_ns", "requests", "output_tokens", "tokens_per_second", "ttft_mean_ns", "ttft_p50_ns",
