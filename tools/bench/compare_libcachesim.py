@@ -29,15 +29,24 @@ import argparse, os, re, statistics, subprocess, sys, tempfile, time
 COMMIT = "aa0fc40"  # develop, the commit BENCHMARKS.md was measured with
 REPO = "https://github.com/1a1a11a/libCacheSim"
 
-ap = argparse.ArgumentParser()
-ap.add_argument("trace")
-ap.add_argument("capacities")
+ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+ap.add_argument("trace", help="an oracleGeneral trace (libCacheSim's binary format)")
+ap.add_argument("capacities", help="capacities in objects, comma-separated (e.g. 10000,100000)")
 ap.add_argument("--policies", default="lru,arc,s3fifo,sieve,belady")
-ap.add_argument("--repeats", type=int, default=5)
-ap.add_argument("--cachesim")
-ap.add_argument("--libcachesim-src")
+ap.add_argument("--repeats", type=int, default=5, help="runs per tool, policy and capacity (>= 1)")
+ap.add_argument("--cachesim", help="a built cachesim binary (default: build libCacheSim %s here)" % COMMIT)
+ap.add_argument("--libcachesim-src", help="a libCacheSim checkout to build instead of cloning it")
 ap.add_argument("--flashsim-bench", default=os.path.join(os.path.dirname(__file__), "../../build/bin/flashsim-bench"))
 args = ap.parse_args()
+if not os.path.isfile(args.trace):
+    ap.error(f"{args.trace}: no such file")
+if args.repeats < 1:
+    ap.error("--repeats: expected 1 or more")
+for c in args.capacities.split(","):
+    if not c.isdigit() or int(c) == 0:
+        ap.error(f"capacities: '{c}' is not a number of objects > 0 (libCacheSim's --ignore-obj-size 1 counts objects)")
+if not os.path.isfile(args.flashsim_bench):
+    ap.error(f"--flashsim-bench {args.flashsim_bench}: no such file (build it: cmake --build build)")
 
 
 def build_cachesim():

@@ -14,11 +14,18 @@ table; exits 1 if any capture's runs differ between the models.
 """
 import argparse, glob, json, os, statistics, subprocess, sys, tempfile
 
-ap = argparse.ArgumentParser()
-ap.add_argument("--repeats", type=int, default=5)
-ap.add_argument("--flashsim", default="build/bin/flashsim")
-ap.add_argument("--captures", default="validate/baselines/h200/programs/*.h5")
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+
+ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+ap.add_argument("--repeats", type=int, default=5, help="runs per capture and model (>= 1; the median is reported)")
+ap.add_argument("--flashsim", default=os.path.join(ROOT, "build/bin/flashsim"))
+ap.add_argument("--captures", default=os.path.join(ROOT, "validate/baselines/h200/programs/*.h5"),
+                help="a glob of captured traces")
 args = ap.parse_args()
+if args.repeats < 1:
+    ap.error("--repeats: expected 1 or more")
+if not glob.glob(args.captures):
+    ap.error(f"--captures {args.captures}: no file matches")
 
 def run(trace, model, out):
     setting = "hardware.l2.capacity=0B" if model == "off" else f"hardware.l2.model={model}"
