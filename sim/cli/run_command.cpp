@@ -53,7 +53,8 @@ std::vector<std::string> expand_scenarios(const std::vector<std::string>& args) 
     if (const std::string output = describe_flashsim_output(arg); !output.empty()) throw InputError(output);
     std::error_code ec;
     if (!std::filesystem::is_directory(arg, ec)) {
-      if (std::filesystem::exists(arg, ec) && looks_like_trace(arg)) {  // a missing one: no such file
+      // Only a regular file is probed: a pipe (`run <(cat s.yaml)`) is read once, by the scenario reader.
+      if (std::filesystem::is_regular_file(arg, ec) && looks_like_trace(arg)) {  // a missing one: no such file
         throw InputError("'" + arg + "' looks like a trace, not a scenario: run it with `flashsim run --trace " + arg +
                          " --policies lru,arc --capacity 10%`, or name it in a scenario's workload.trace "
                          "(docs/scenarios.md)");

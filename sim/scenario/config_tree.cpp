@@ -199,7 +199,14 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 ConfigNode parse_yaml_text(std::string_view text, const std::string& display_name) {
   YAML::Node root;
   try {
-    root = YAML::Load(std::string(text));
+    // Every document is read, so that a second one (after `---`) is refused, not dropped.
+    const std::vector<YAML::Node> documents = YAML::LoadAll(std::string(text));
+    if (documents.size() > 1) {
+      throw_at(pos_of(documents[1].Mark(), display_name), "",
+               "a second YAML document (after '---'): one file holds one scenario or profile; split it into "
+               "files (a folder of scenarios runs them all)");
+    }
+    if (!documents.empty()) root = documents.front();
   } catch (const YAML::DeepRecursion& e) {
     // yaml-cpp says "bad file" here; the cause is nesting beyond its parser's limit.
     throw_at(pos_of(e.mark, display_name), "",

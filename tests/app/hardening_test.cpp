@@ -85,6 +85,14 @@ TEST(Hardening, YamlAliasesWithinBoundsAreExpanded) {
   EXPECT_EQ(n.find("use")->find("x")->scalar, "1");
 }
 
+// A second document after `---` was dropped without a word; one before the
+// first key (a leading `---`) is the YAML document start and stays allowed.
+TEST(Hardening, ASecondYamlDocumentIsRefusedAtItsLine) {
+  EXPECT_THAT(yaml_error("name: a\n---\nname: b\n"), HasSubstr("s.yaml:3:1: a second YAML document"));
+  EXPECT_EQ(yaml_error("---\nname: a\n"), "");
+  EXPECT_EQ(parse_yaml_text("---\nname: a\n", "s.yaml").find("name")->scalar, "a");
+}
+
 // --- HDF5 traces ---
 
 const std::filesystem::path kCapture = std::filesystem::path(FLASHSIM_SOURCE_DIR) / "hw/capture/example/offload_stream.capture.h5";
