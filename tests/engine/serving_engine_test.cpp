@@ -152,7 +152,7 @@ TEST(SegmentLocking, AShareForASegmentNoBlockBelongsToIsRefusedNotIgnored) {
   // No catalog (a plain trace): nothing to share between.
   std::string error = error_of([&] { run(r, c); });
   EXPECT_NE(error.find("bandwidth.segment_shares.cross_attention"), std::string::npos) << error;
-  EXPECT_NE(error.find("its catalog names no segments"), std::string::npos) << error;
+  EXPECT_NE(error.find("it has no block catalog, so no segments"), std::string::npos) << error;
   // A catalog with other segments: they are named.
   TraceMeta meta;
   meta.catalog = {entry(0, "weight", "vision"), entry(1, "weight", "decoder")};

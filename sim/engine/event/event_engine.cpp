@@ -300,7 +300,10 @@ void EventEngine::validate() const {
       for (const std::string& s : segments) known += (known.empty() ? "" : ", ") + s;
       throw InputError("bandwidth.segment_shares." + segment + ": no block of trace '" + trace_.meta().source +
                        "' belongs to segment '" + segment + "' (" +
-                       (known.empty() ? std::string("its catalog names no segments") : "its segments: " + known) +
+                       (known.empty() ? std::string(trace_.meta().catalog.empty()
+                                                        ? "it has no block catalog, so no segments"
+                                                        : "its catalog names no segments")
+                                      : "its segments: " + known) +
                        "), so the share would change nothing");
     }
   }
