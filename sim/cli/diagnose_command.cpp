@@ -32,6 +32,7 @@
 #include "sim/diagnose/program_levers.h"
 #include "sim/diagnose/results_health.h"
 #include "sim/policy/i_eviction_policy.h"
+#include "sim/results/results_writer.h"
 #include "sim/scenario/hardware_loader.h"
 #include "sim/scenario/scenario.h"
 #include "traces/atomic_file.h"
@@ -226,8 +227,10 @@ json diagnose_trace(const std::string& trace, const Options& o, const HardwarePr
   for (const LeverResult& l : lv.levers) {
     std::printf("  %-18s %10.3f ms  %+6.1f%%  %s\n", l.name.c_str(), l.median_step_ms, l.change * 100.0, l.what.c_str());
     j["levers"].push_back({{"lever", l.name}, {"what", l.what}, {"median_step_ms", l.median_step_ms},
-                           {"change", l.change}, {"offline", l.offline}});
+                           {"change", l.change}, {"offline", l.offline}, {"run", l.run}});
   }
+  // Every lever's run as summary.json has it (the same printer as `flashsim run`'s).
+  j["lever_runs"] = json::parse(summary_json_text(lv.runs)).at("runs");
   bool resident = false;
   for (const LeverResult& l : lv.levers) resident = resident || l.name == "resident_first";
   if (lv.tier_capacity_bytes > 0 && !resident) {

@@ -58,7 +58,7 @@ ProgramLevers simulate_program_levers(const std::string& trace, const TraceMeta&
   auto add = [&](std::string name, std::string what, const RunResult& r, bool offline = false) {
     const double ms = program_number(r, "median_step_ns") / 1e6;
     out.levers.push_back({std::move(name), std::move(what), ms,
-                          (ms - out.model_median_step_ms) / out.model_median_step_ms, offline});
+                          (ms - out.model_median_step_ms) / out.model_median_step_ms, offline, r.index});
     return ms;
   };
   add("as_captured", "the program as captured (the model's baseline)", as_captured);

@@ -36,6 +36,7 @@ struct LeverResult {
   double median_step_ms = 0;
   double change = 0;      ///< (median - model baseline) / model baseline
   bool offline = false;   ///< an offline policy (needs the future): a reference, not a lever
+  std::size_t run = 0;    ///< its run in ProgramLevers::runs
 };
 
 struct ProgramLevers {

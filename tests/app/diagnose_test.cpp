@@ -271,7 +271,15 @@ TEST(DiagnoseCli, RecordedAccelerateOffloadAgreesWithPredictAndPinningIsTheLever
   EXPECT_GT(j["median_weight_load_ms"].get<double>(), 8.0);
   EXPECT_EQ(j["decision"]["nearest"], "bandwidth_war");
   std::map<std::string, double> change;
-  for (const auto& l : j["levers"]) change[l["lever"].get<std::string>()] = l["change"].get<double>();
+  for (const auto& l : j["levers"]) {
+    change[l["lever"].get<std::string>()] = l["change"].get<double>();
+    // Each lever's figure is its run's, as the common printer wrote that run.
+    double median_ns = -1;
+    for (const auto& c : j["lever_runs"].at(l["run"].get<std::size_t>())["components"]) {
+      if (c["component"] == "program" && c["name"] == "median_step_ns") median_ns = c["value"].get<double>();
+    }
+    EXPECT_NEAR(l["median_step_ms"].get<double>(), median_ns / 1e6, 1e-9) << l["lever"];
+  }
   EXPECT_LT(change.at("pinned"), -0.3);
   EXPECT_LE(change.at("prefetch"), change.at("pinned"));  // prefetch runs with pinned memory
   EXPECT_LE(change.at("tier:belady"), change.at("tier:lru") + 1e-12);  // offline never loses to LRU here
