@@ -1,6 +1,7 @@
 #include "sim/scenario/config_tree.h"
 
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -194,19 +195,38 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return d[a.size()][b.size()];
 }
 
+// Where each document of a YAML stream starts (nothing else is kept).
+struct DocumentStarts final : YAML::EventHandler {
+  std::vector<YAML::Mark> marks;
+  void OnDocumentStart(const YAML::Mark& mark) override { marks.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
 }  // namespace
 
 ConfigNode parse_yaml_text(std::string_view text, const std::string& display_name) {
   YAML::Node root;
   try {
-    // Every document is read, so that a second one (after `---`) is refused, not dropped.
-    const std::vector<YAML::Node> documents = YAML::LoadAll(std::string(text));
-    if (documents.size() > 1) {
-      throw_at(pos_of(documents[1].Mark(), display_name), "",
-               "a second YAML document (after '---'): one file holds one scenario or profile; split it into "
-               "files (a folder of scenarios runs them all)");
+    root = YAML::Load(std::string(text));
+    // A second document (after `---`) is refused, not dropped. The parser is
+    // asked for two documents at most: YAML::LoadAll loops without end on some
+    // malformed input (a stray ']' after the first document, found by fuzzing).
+    std::istringstream in{std::string(text)};
+    YAML::Parser parser(in);
+    DocumentStarts starts;
+    if (parser.HandleNextDocument(starts) && parser.HandleNextDocument(starts) && starts.marks.size() > 1) {
+      throw_at(pos_of(starts.marks[1], display_name), "",
+               "more after the first YAML document (a second document after '---', or a bracket that closes "
+               "nothing): one file holds one scenario or profile; split it into files (a folder of scenarios runs "
+               "them all)");
     }
-    if (!documents.empty()) root = documents.front();
   } catch (const YAML::DeepRecursion& e) {
     // yaml-cpp says "bad file" here; the cause is nesting beyond its parser's limit.
     throw_at(pos_of(e.mark, display_name), "",

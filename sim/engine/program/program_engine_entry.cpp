@@ -19,31 +19,34 @@ class ProgramEngine final : public IEngine {
   ProgramEngineOptions options_;
 };
 
+ParamSpec choice(const char* name, const char* fallback, const char* doc, std::vector<std::string> choices) {
+  return {name, ParamType::choice, fallback, doc, -1e300, 1e300, std::move(choices)};
+}
+
 std::vector<ParamSpec> program_params() {
   return {
-      {"host_memory", ParamType::choice, "as_recorded",
-       "the captured program's host buffers as_recorded, pinned or pageable (a what-if)", -1e300, 1e300,
-       {"as_recorded", "pinned", "pageable"}},
+      choice("host_memory", "as_recorded",
+             "the captured program's host buffers as_recorded, pinned or pageable (a what-if)",
+             {"as_recorded", "pinned", "pageable"}),
       {"skip_steps", ParamType::integer, "0", "warm-up steps left out of TTFT/TPOT and the regimes", 0, 1e12, {}},
-      {"host_time", ParamType::choice, "calibrated",
-       "a non-blocking call's host cost: calibrated (the profile's API costs for launches, copies, events) or "
-       "recorded (the capture's, its own cost included)",
-       -1e300, 1e300, {"calibrated", "recorded"}},
+      choice("host_time", "calibrated",
+             "a non-blocking call's host cost: calibrated (the profile's API costs for launches, copies, events) "
+             "or recorded (the capture's, its own cost included)",
+             {"calibrated", "recorded"}),
       {"capture_gap", ParamType::text, "measured",
        "the capture's cost taken off each recorded gap between calls: measured (the trace's probe figures, "
-       "schema 3; none in older traces) or a duration (e.g. 2us)",
-       -1e300, 1e300, {}},
-      {"copy_curves", ParamType::choice, "capture",
-       "pageable copy time: capture (the curves the capture fitted from its own copies, schema 3; else the "
-       "profile's), fit (fitted now from the trace's copies) or profile (the hardware profile's)",
-       -1e300, 1e300, {"capture", "fit", "profile"}},
-      {"fresh_pages", ParamType::choice, "per_copy",
-       "pageable D2H copies into never-touched host pages (first-touch faults): per_copy (as the capture "
-       "recorded each copy's destination, schema 3), all or none",
-       -1e300, 1e300, {"per_copy", "all", "none"}},
-      {"recorded_copy_time", ParamType::choice, "false",
-       "copies take their recorded GPU time (an attribution run: how much error is the copy model's)", -1e300,
-       1e300, {"false", "true"}},
+       "schema 3; none in older traces) or a duration (e.g. 2us)", -1e300, 1e300, {}},
+      choice("copy_curves", "capture",
+             "pageable copy time: capture (the curves the capture fitted from its own copies, schema 3; else the "
+             "profile's), fit (fitted now from the trace's copies) or profile (the hardware profile's)",
+             {"capture", "fit", "profile"}),
+      choice("fresh_pages", "per_copy",
+             "pageable D2H copies into never-touched host pages (first-touch faults): per_copy (as the capture "
+             "recorded each copy's destination, schema 3), all or none",
+             {"per_copy", "all", "none"}),
+      choice("recorded_copy_time", "false",
+             "copies take their recorded GPU time (an attribution run: how much error is the copy model's)",
+             {"false", "true"}),
       {"resident_first", ParamType::bytes, "0",
        "static placement: the streamed blocks (read more than once) first read, in order, kept resident up to "
        "this many bytes, added to cache.capacity (accelerate's device_map, llama.cpp -ngl)",
@@ -54,8 +57,7 @@ std::vector<ParamSpec> program_params() {
        -1, 1024, {}},
       {"regime", ParamType::text, "steady",
        "the steps program.median_step_ns is of: steady (the last regime), first, all, or a regime number "
-       "(one per flashsim.repeat mark, else change points over the captured step times)",
-       -1e300, 1e300, {}},
+       "(one per flashsim.repeat mark, else change points over the captured step times)", -1e300, 1e300, {}},
   };
 }
 
