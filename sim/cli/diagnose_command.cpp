@@ -232,9 +232,9 @@ json diagnose_trace(const std::string& trace, const Options& o, const HardwarePr
   // Every lever's run as summary.json has it (the same printer as `flashsim run`'s).
   j["lever_runs"] = json::parse(summary_json_text(lv.runs)).at("runs");
   bool resident = false;
-  for (const LeverResult& l : lv.levers) resident = resident || l.name == "resident_first";
+  for (const LeverResult& l : lv.levers) resident = resident || l.name == "static_placement";
   if (lv.tier_capacity_bytes > 0 && !resident) {
-    std::printf("  resident_first: no streamed block fits in %llu B\n", static_cast<unsigned long long>(lv.tier_capacity_bytes));
+    std::printf("  static_placement: no streamed block fits in %llu B\n", static_cast<unsigned long long>(lv.tier_capacity_bytes));
   }
   if (lv.tier_capacity_bytes > 0) {
     if (lv.best_policy.empty()) {

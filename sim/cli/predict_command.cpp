@@ -100,7 +100,7 @@ int predict_command(int argc, char** argv) {
                "fast tier, pinned host memory, or the first bytes it streams kept resident (docs/capture.md).",
                "flashsim predict");
   std::string trace, hardware = "h200-calibrated", policy = "as_recorded", capacity = "0", host_memory = "as_recorded",
-              host_time = "calibrated", resident_first = "0", json_out, capture_gap = "measured",
+              host_time = "calibrated", static_placement = "0", json_out, capture_gap = "measured",
               copy_curves = "capture", fresh_pages = "per-copy", regime = "steady", format;
   long long skip = 0;
   app.add_option("trace", trace,
@@ -111,8 +111,9 @@ int predict_command(int argc, char** argv) {
   app.add_option("--policy", policy, "as_recorded (every copy the program made) or a fast-tier policy")
       ->capture_default_str();
   app.add_option("--capacity", capacity, "fast-tier capacity for --policy (bytes, e.g. 4GiB, or a share of the footprint, 50%)")->capture_default_str();
-  app.add_option("--resident-first", resident_first,
-                 "keep resident the streamed blocks (read more than once) first read, in order, up to this many bytes\n(static placement; added to --capacity)")
+  app.add_option("--static-placement,--resident-first", static_placement,
+                 "keep resident the streamed blocks (read more than once) first read, in order, up to this many bytes\n"
+                 "(added to --capacity; --resident-first is its old name)")
       ->capture_default_str();
   app.add_option("--host-memory", host_memory, "as_recorded | pinned | pageable: the program's host buffers")
       ->capture_default_str()
@@ -152,14 +153,14 @@ int predict_command(int argc, char** argv) {
   if (!json_out.empty()) check_output_path("--json", json_out);  // said before the prediction, not after
   if (skip < 0) throw InputError("--skip-steps: expected a count >= 0");
   if (capture_gap != "measured") (void)parse_option("--capture-gap (measured, or a duration)", capture_gap, parse_duration_ns);
-  const ByteCount resident = parse_option("--resident-first", resident_first, parse_bytes);
+  const ByteCount resident = parse_option("--static-placement", static_placement, parse_bytes);
   if (d2h_fresh && fresh_pages != "per-copy" && fresh_pages != "all") {
     throw InputError("--d2h-fresh (= --fresh-pages all) contradicts --fresh-pages " + fresh_pages);
   }
   if (d2h_fresh) fresh_pages = "all";
   if (policy != kAsRecordedPolicy && capacity == "0") {
     throw InputError("--policy " + policy + " needs --capacity > 0" +
-                     (resident > 0 ? " (the tier beside the resident blocks; --policy as_recorded --resident-first "
+                     (resident > 0 ? " (the tier beside the resident blocks; --policy as_recorded --static-placement "
                                      "keeps the blocks alone)"
                                    : ""));
   }
@@ -192,7 +193,7 @@ int predict_command(int argc, char** argv) {
                      {"copy_curves", copy_curves},
                      {"fresh_pages", fresh_pages == "per-copy" ? "per_copy" : fresh_pages},
                      {"recorded_copy_time", recorded_copies ? "true" : "false"},
-                     {"resident_first", resident_first},
+                     {"static_placement", static_placement},
                      {"skip_steps", std::to_string(skip)},
                      {"regime", regime}};
   const ScenarioDocument document =

@@ -78,10 +78,10 @@ ProgramLevers simulate_program_levers(const std::string& trace, const TraceMeta&
   const std::vector<RunResult> tiers = run(names, {});
   out.tier_capacity_bytes = tiers.front().capacity_bytes;
   const RunResult resident =
-      run({kAsRecordedPolicy}, {{"resident_first", std::to_string(out.tier_capacity_bytes)}}).front();
-  out.resident_bytes = static_cast<ByteCount>(program_number(resident, "resident_bytes"));
-  if (out.resident_bytes > 0) {
-    add("resident_first", "the first " + std::to_string(out.resident_bytes) +
+      run({kAsRecordedPolicy}, {{"static_placement", std::to_string(out.tier_capacity_bytes)}}).front();
+  out.static_placement_bytes = static_cast<ByteCount>(program_number(resident, "static_placement_bytes"));
+  if (out.static_placement_bytes > 0) {
+    add("static_placement", "the first " + std::to_string(out.static_placement_bytes) +
                               " B of streamed blocks kept on the GPU (static placement: accelerate device_map, "
                               "llama.cpp -ngl)",
         resident);

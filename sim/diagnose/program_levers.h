@@ -44,7 +44,7 @@ struct ProgramLevers {
   double model_median_step_ms = 0;     ///< the model's as_captured prediction
   double model_error = 0;              ///< (model - recorded) / recorded: how far to trust the changes
   ByteCount tier_capacity_bytes = 0;   ///< the policy levers' capacity as resolved (0: none)
-  ByteCount resident_bytes = 0;        ///< what the placement lever keeps resident (0: no block fits)
+  ByteCount static_placement_bytes = 0;  ///< what the placement lever keeps resident (0: no block fits)
   std::vector<LeverResult> levers;     ///< as_captured first
   /// The online policy with the lowest median, if it beats as_captured ("":
   /// none does, or no policy levers).

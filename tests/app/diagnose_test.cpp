@@ -288,7 +288,7 @@ TEST(DiagnoseCli, RecordedAccelerateOffloadAgreesWithPredictAndPinningIsTheLever
   // half resident (static placement) removes half the copies.
   EXPECT_EQ(j["best_policy"], "");
   EXPECT_DOUBLE_EQ(change.at("tier:lru"), 0.0);
-  EXPECT_LT(change.at("resident_first"), -0.2);
+  EXPECT_LT(change.at("static_placement"), -0.2);
 }
 
 TEST(DiagnoseCli, ResultsOfTheDefaultScenarioReRunFaithfully) {

@@ -603,7 +603,7 @@ TEST(Hardening, CommandLineValuesAreRefusedNamingTheirOption) {
   EXPECT_THAT(o.err, HasSubstr("--capture-gap (measured, or a duration): "));
   o = test::run_flashsim(dir.path(), "predict " + trace + " --resident-first lots");
   EXPECT_EQ(o.code, 2) << o.err;
-  EXPECT_THAT(o.err, HasSubstr("--resident-first: "));
+  EXPECT_THAT(o.err, HasSubstr("--static-placement: "));
   std::filesystem::create_directory(dir / "j");
   o = test::run_flashsim(dir.path(), "predict " + trace + " --json j");
   EXPECT_EQ(o.code, 2) << o.err;

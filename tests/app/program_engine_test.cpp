@@ -116,14 +116,14 @@ TEST(ProgramEngine, EveryParameterChangesThePrediction) {
   EXPECT_NEAR(base.find("program", "copies")->value, 308, 0);
   for (const std::string p : {", host_memory: pageable", ", skip_steps: 3", ", host_time: recorded",
                               ", capture_gap: 20us", ", copy_curves: fit", ", fresh_pages: all",
-                              ", recorded_copy_time: true", ", resident_first: 1GiB", ", prefetch_distance: 2"}) {
+                              ", recorded_copy_time: true", ", static_placement: 1GiB", ", prefetch_distance: 2"}) {
     const ComponentStats with = run(p);
     EXPECT_NE(figures(with), figures(base)) << p << " changes nothing";
   }
   // hardware.execution is the engine's part of a profile written inline.
   EXPECT_NE(figures(run("", "double_buffer_prefetch", ", execution: {api_launch: 30us}")), figures(base));
-  // Static placement removes copies; the same bytes resident as predict --resident-first.
-  EXPECT_GT(run(", resident_first: 1GiB").find("program", "copies_removed")->value, 0);
+  // Static placement removes copies; the same bytes resident as predict --static-placement.
+  EXPECT_GT(run(", static_placement: 1GiB").find("program", "copies_removed")->value, 0);
   // This capture has one regime; the accelerate offload's first steps run slower than the rest.
   const std::string two = "accel_cpu_offload_llama";
   EXPECT_GT(run(", regime: first", two).find("program", "recorded_median_step_ns")->value,

@@ -29,7 +29,7 @@ ExecutorOptions executor_options(const EngineConfig& config, const ProgramEngine
   o.cache = config.cache;
   const bool as_recorded = config.cache.eviction.impl == kAsRecordedPolicy;
   StaticPlacement placed;
-  if (options.resident_first_bytes > 0) placed = first_streamed_blocks(records, options.resident_first_bytes);
+  if (options.static_placement_bytes > 0) placed = first_streamed_blocks(records, options.static_placement_bytes);
   resident_bytes = placed.bytes;
   o.as_recorded = as_recorded && placed.bytes == 0;
   if (o.as_recorded) return o;
@@ -75,7 +75,7 @@ void report(const ProgramPrediction& p, const TraceMeta& meta, const HardwarePro
   out.add(c, "h2d_bytes", "bytes", static_cast<double>(p.h2d_bytes));
   out.add(c, "d2h_bytes", "bytes", static_cast<double>(p.d2h_bytes));
   out.add(c, "host_blocked_ns", "ns", static_cast<double>(p.host_blocked_ns));
-  out.add(c, "resident_bytes", "bytes", static_cast<double>(resident_bytes));
+  out.add(c, "static_placement_bytes", "bytes", static_cast<double>(resident_bytes));
   for (int d = 0; d < 2; ++d) {
     for (int m = 0; m < 2; ++m) {
       const std::string k = std::string(kDirection[d]) + "_" + kMemory[m];

@@ -41,7 +41,7 @@ struct ProgramEngineOptions {
   /// Streamed blocks kept resident, first read first, up to this many bytes
   /// (static placement, static_placement.h); added to the fast tier's
   /// capacity (the only capacity under as_recorded, then with LRU for the rest).
-  ByteCount resident_first_bytes = 0;
+  ByteCount static_placement_bytes = 0;
   /// H2D copies moved to a copy stream of their own, issued this many copies
   /// early (program_prefetch.h); -1: as the program issued them.
   std::int64_t prefetch_distance = -1;

@@ -47,7 +47,7 @@ std::vector<ParamSpec> program_params() {
       choice("recorded_copy_time", "false",
              "copies take their recorded GPU time (an attribution run: how much error is the copy model's)",
              {"false", "true"}),
-      {"resident_first", ParamType::bytes, "0",
+      {"static_placement", ParamType::bytes, "0",
        "static placement: the streamed blocks (read more than once) first read, in order, kept resident up to "
        "this many bytes, added to cache.capacity (accelerate's device_map, llama.cpp -ngl)",
        0, 1e18, {}},
@@ -112,7 +112,7 @@ FLASHSIM_REGISTER(EngineRegistry,
                                         : fresh == "none" ? FreshPages::none
                                                           : FreshPages::per_copy;
                         o.recorded_copy_time = v.text("recorded_copy_time") == "true";
-                        o.resident_first_bytes = v.bytes("resident_first");
+                        o.static_placement_bytes = v.bytes("static_placement");
                         o.prefetch_distance = v.integer("prefetch_distance");
                         o.regime = regime_of(v.text("regime"));
                         return std::make_unique<ProgramEngine>(o);
