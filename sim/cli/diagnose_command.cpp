@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,7 @@
 #include "sim/diagnose/program_health.h"
 #include "sim/diagnose/program_levers.h"
 #include "sim/diagnose/results_health.h"
+#include "sim/engine/program/program_engine.h"
 #include "sim/policy/i_eviction_policy.h"
 #include "sim/results/results_writer.h"
 #include "sim/scenario/hardware_loader.h"
@@ -222,6 +224,11 @@ json diagnose_trace(const std::string& trace, const Options& o, const HardwarePr
     return j;
   }
   const ProgramLevers lv = simulate_program_levers(trace, meta, lo);
+  if (const ComponentText* w = lv.runs.runs.front().result.components.find_text(kProgramComponent, "warnings");
+      w && !w->text.empty()) {
+    std::istringstream lines(w->text);
+    for (std::string line; std::getline(lines, line);) std::cerr << "flashsim diagnose: warning: " << line << "\n";
+  }
   std::printf("levers (execution model; as captured it predicts %.3f ms per step against %.3f ms recorded, %+.1f%%):\n",
               lv.model_median_step_ms, lv.recorded_median_step_ms, lv.model_error * 100.0);
   for (const LeverResult& l : lv.levers) {
@@ -322,9 +329,7 @@ void warn_unused(const CLI::App& app, bool results) {
     for (const char* name : for_programs) {
       if (app.count(name) > 0) unused += std::string(unused.empty() ? "" : ", ") + name;
     }
-  } else if (app.count("--jobs") > 0) {
-    unused += std::string(unused.empty() ? "" : ", ") + "--jobs";
-  }
+  }  // --jobs: the results levers' threads, and the policy levers' on a capture
   if (!unused.empty()) {
     std::cerr << "flashsim diagnose: warning: " << unused << " do(es) not apply to "
               << (results ? "results" : "a capture file") << " and are ignored\n";
@@ -358,7 +363,7 @@ int diagnose_command(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--no-levers", o.no_levers, "measure and decide only");
   CLI::Option* run_option = app.add_option("--run", o.run, "results: only this run (default: every run)");
-  app.add_option("--jobs", o.jobs, "threads for the results levers (0: all cores)")->capture_default_str();
+  app.add_option("--jobs", o.jobs, "threads for the levers' runs (0: all cores)")->capture_default_str();
   app.add_option("--json", o.json_out, "also write the diagnosis as JSON");
   app.add_flag("--counters", o.counters, "with a command: run it again under Nsight Compute for the L2 hit rate");
   app.add_option("--ncu", o.ncu, "the Nsight Compute CLI")->capture_default_str();
@@ -401,6 +406,9 @@ int diagnose_command(int argc, char** argv) {
   }
   if (app.count("--json") > 0 && o.json_out.empty()) throw InputError("--json: an empty file name");
   if (!o.json_out.empty()) check_output_path("--json", o.json_out);
+  if (std::error_code ec; !o.json_out.empty() && !input.empty() && std::filesystem::equivalent(o.json_out, input, ec)) {
+    throw InputError("--json " + o.json_out + ": that is the input; name another file");
+  }
   if (!o.keep_trace.empty()) {
     const std::string ext = std::filesystem::path(o.keep_trace).extension().string();
     if (ext != ".h5" && ext != ".hdf5") throw InputError("--keep-trace " + o.keep_trace + ": the capture is written as .h5");

@@ -150,7 +150,11 @@ int predict_command(int argc, char** argv) {
                  "also write the prediction as JSON: the run's summary.json (runs[0]: the metrics, the `program`\n"
                  "component's numbers, texts and per-step series)");
   if (!parse_command_line(app, argc, argv)) return 0;
+  if (app.count("--json") > 0 && json_out.empty()) throw InputError("--json: an empty file name");
   if (!json_out.empty()) check_output_path("--json", json_out);  // said before the prediction, not after
+  if (std::error_code ec; !json_out.empty() && std::filesystem::equivalent(json_out, trace, ec)) {
+    throw InputError("--json " + json_out + ": that is the trace; name another file");
+  }
   if (skip < 0) throw InputError("--skip-steps: expected a count >= 0");
   if (capture_gap != "measured") (void)parse_option("--capture-gap (measured, or a duration)", capture_gap, parse_duration_ns);
   const ByteCount resident = parse_option("--static-placement", static_placement, parse_bytes);

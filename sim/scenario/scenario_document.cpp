@@ -173,7 +173,11 @@ ScenarioDocument ScenarioDocument::from_text(std::string_view text, const std::s
 }
 
 ScenarioDocument ScenarioDocument::from_file(const std::filesystem::path& file, const std::vector<Override>& overrides) {
-  return from_text(read_text_file(file, file.string()), file.string(), file.parent_path(), overrides);
+  // A pipe (`run <(cat s.yaml)`, /dev/fd/N) has no folder of its own: its relative paths are the working folder's.
+  std::error_code ec;
+  const bool regular = std::filesystem::is_regular_file(file, ec);
+  return from_text(read_text_file(file, file.string()), file.string(),
+                   regular ? file.parent_path() : std::filesystem::current_path(), overrides);
 }
 
 ScenarioDocument ScenarioDocument::builtin_default(const std::vector<Override>& overrides) {
