@@ -19,6 +19,9 @@
 #include "sim/core/errors.h"
 #include "sim/core/unit_parse.h"
 #include "sim/engine/program/program_engine.h"
+#include "sim/policy/i_eviction_policy.h"
+#include "sim/scenario/hardware_loader.h"
+#include "sim/scenario/scenario.h"
 #include "sim/results/results_writer.h"
 #include "sim/run/scenario_runner.h"
 #include "sim/scenario/scenario_document.h"
@@ -170,6 +173,19 @@ int predict_command(int argc, char** argv) {
   }
   if (policy == kAsRecordedPolicy && capacity != "0") {
     std::cerr << "flashsim predict: warning: --capacity is ignored with --policy as_recorded (no fast tier)\n";
+  }
+  // Each option is checked as itself before the scenario it becomes would name its key.
+  if (!format.empty() && !TraceFormatRegistry::instance().has(format)) {
+    throw InputError("--format " + format + ": unknown trace format (flashsim trace formats lists them)");
+  }
+  (void)parse_option("--hardware", hardware, [](const std::string& name) { return load_hardware_profile(name); });
+  if (policy != kAsRecordedPolicy && !PolicyRegistry::instance().has(policy)) {
+    throw InputError("--policy " + policy + ": unknown policy (as_recorded, or one `flashsim policies` lists)");
+  }
+  if (capacity != "0") (void)parse_option("--capacity", capacity, CapacitySpec::parse);
+  if (const bool index = !regime.empty() && regime.find_first_not_of("0123456789") == std::string::npos;
+      !index && regime != "steady" && regime != "first" && regime != "all") {
+    throw InputError("--regime " + regime + ": expected steady, first, all or a regime number");
   }
   {  // the trace's own words for a trace without a program, before a scenario names it
     const TraceMeta meta = open_trace(trace, format)->meta();
