@@ -49,7 +49,8 @@ struct ProgramLevers {
   /// The online policy with the lowest median, if it beats as_captured ("":
   /// none does, or no policy levers).
   std::string best_policy;
-  /// Every lever's run, as `flashsim run` reports them (runs in lever order).
+  /// Every lever's run, as `flashsim run` reports them: as_captured, pinned, prefetch, the
+  /// policy levers, then the static placement (LeverResult::run points into it).
   ScenarioResults runs;
 };
 
