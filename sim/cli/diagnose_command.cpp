@@ -217,7 +217,6 @@ json diagnose_trace(const std::string& trace, const Options& o, const HardwarePr
   lo.prefetch_distance = static_cast<std::size_t>(o.prefetch_distance);
   lo.policies = o.policies;
   lo.jobs = o.jobs;
-  (void)parse_option("--tier-capacity", o.tier_capacity, CapacitySpec::parse);  // said as the option's
   lo.tier_capacity = o.tier_capacity;
   if (h.whole_program) {
     std::printf("levers: not simulated: the execution model measures time per step and the program has no step marks\n");
@@ -406,6 +405,11 @@ int diagnose_command(int argc, char** argv) {
   }
   if (app.count("--json") > 0 && o.json_out.empty()) throw InputError("--json: an empty file name");
   if (!o.json_out.empty()) check_output_path("--json", o.json_out);
+  // The levers' options, said before the health table (and before a live program runs).
+  if (o.prefetch_distance < 0 || o.prefetch_distance > 1024) {
+    throw InputError("--prefetch-distance " + std::to_string(o.prefetch_distance) + ": expected 0 to 1024 copies");
+  }
+  (void)parse_option("--tier-capacity", o.tier_capacity, CapacitySpec::parse);
   if (std::error_code ec; !o.json_out.empty() && !input.empty() && std::filesystem::equivalent(o.json_out, input, ec)) {
     throw InputError("--json " + o.json_out + ": that is the input; name another file");
   }
