@@ -223,11 +223,8 @@ json diagnose_trace(const std::string& trace, const Options& o, const HardwarePr
     return j;
   }
   const ProgramLevers lv = simulate_program_levers(trace, meta, lo);
-  if (const ComponentText* w = lv.runs.runs.front().result.components.find_text(kProgramComponent, "warnings");
-      w && !w->text.empty()) {
-    std::istringstream lines(w->text);
-    for (std::string line; std::getline(lines, line);) std::cerr << "flashsim diagnose: warning: " << line << "\n";
-  }
+  std::istringstream warnings(program_text(lv.runs.runs.front().result.components, "warnings"));
+  for (std::string line; std::getline(warnings, line);) std::cerr << "flashsim diagnose: warning: " << line << "\n";
   std::printf("levers (execution model; as captured it predicts %.3f ms per step against %.3f ms recorded, %+.1f%%):\n",
               lv.model_median_step_ms, lv.recorded_median_step_ms, lv.model_error * 100.0);
   for (const LeverResult& l : lv.levers) {

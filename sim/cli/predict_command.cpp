@@ -34,22 +34,9 @@ namespace {
 // The `program` component's figures (sim/engine/program/program_engine.h).
 struct ProgramFigures {
   const ComponentStats& c;
-  double number(const char* name) const {
-    const ComponentStat* s = c.find(kProgramComponent, name);
-    if (!s) throw Error(std::string("the program engine reported no program.") + name);
-    return s->value;
-  }
-  const std::string& text(const char* name) const {
-    const ComponentText* t = c.find_text(kProgramComponent, name);
-    if (!t) throw Error(std::string("the program engine reported no program.") + name);
-    return t->text;
-  }
-  const std::vector<double>& series(const char* name) const {
-    for (const ComponentSeries& s : c.series) {
-      if (s.component == kProgramComponent && s.name == name) return s.values;
-    }
-    throw Error(std::string("the program engine reported no series program.") + name);
-  }
+  double number(const std::string& name) const { return program_number(c, name); }
+  const std::string& text(const std::string& name) const { return program_text(c, name); }
+  const std::vector<double>& series(const std::string& name) const { return program_series(c, name); }
 };
 
 // The terminal printer of a program run.
@@ -57,7 +44,7 @@ void print_prediction(const RunResult& run) {
   const ProgramFigures f{run.result.components};
   std::istringstream warnings(f.text("warnings"));
   for (std::string w; std::getline(warnings, w);) std::cerr << "flashsim predict: warning: " << w << "\n";
-  const auto count = [&](const char* name) { return static_cast<unsigned long long>(f.number(name)); };
+  const auto count = [&](const std::string& name) { return static_cast<unsigned long long>(f.number(name)); };
   const std::size_t skip = static_cast<std::size_t>(f.number("skip_steps"));
   std::printf("program: %llu ops, %llu thread(s), %llu stream(s); step rule %s\n", count("ops"), count("threads"),
               count("streams"), f.text("step_rule").c_str());
@@ -89,10 +76,9 @@ void print_prediction(const RunResult& run) {
   for (const char* d : {"h2d", "d2h"}) {
     for (const char* m : {"pinned", "pageable"}) {
       const std::string k = std::string(d) + "_" + m;
-      if (count((k + "_copies").c_str()) == 0) continue;
+      if (count(k + "_copies") == 0) continue;
       std::printf("  %s %s copies: %llu, model %.3f ms, recorded GPU time %.3f ms\n", d[0] == 'h' ? "H2D" : "D2H", m,
-                  count((k + "_copies").c_str()), f.number((k + "_model_ns").c_str()) / 1e6,
-                  f.number((k + "_recorded_ns").c_str()) / 1e6);
+                  count(k + "_copies"), f.number(k + "_model_ns") / 1e6, f.number(k + "_recorded_ns") / 1e6);
     }
   }
 }
@@ -159,7 +145,7 @@ int predict_command(int argc, char** argv) {
     throw InputError("--json " + json_out + ": that is the trace; name another file");
   }
   if (skip < 0) throw InputError("--skip-steps: expected a count >= 0");
-  if (capture_gap != "measured") (void)parse_option("--capture-gap (measured, or a duration)", capture_gap, parse_duration_ns);
+  (void)parse_option("--capture-gap (measured, or a duration)", capture_gap, parse_capture_gap);
   const ByteCount resident = parse_option("--static-placement", static_placement, parse_bytes);
   if (d2h_fresh && fresh_pages != "per-copy" && fresh_pages != "all") {
     throw InputError("--d2h-fresh (= --fresh-pages all) contradicts --fresh-pages " + fresh_pages);
@@ -183,10 +169,7 @@ int predict_command(int argc, char** argv) {
     throw InputError("--policy " + policy + ": unknown policy (as_recorded, or one `flashsim policies` lists)");
   }
   if (capacity != "0") (void)parse_option("--capacity", capacity, CapacitySpec::parse);
-  if (const bool index = !regime.empty() && regime.find_first_not_of("0123456789") == std::string::npos;
-      !index && regime != "steady" && regime != "first" && regime != "all") {
-    throw InputError("--regime " + regime + ": expected steady, first, all or a regime number");
-  }
+  (void)parse_option("--regime", regime, check_regime);
   {  // the trace's own words for a trace without a program, before a scenario names it
     const TraceMeta meta = open_trace(trace, format)->meta();
     if (!meta.program || meta.program->empty()) {

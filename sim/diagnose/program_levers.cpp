@@ -11,16 +11,6 @@
 #include "sim/scenario/scenario_document.h"
 
 namespace flashsim::diagnose {
-namespace {
-
-double program_number(const RunResult& run, const char* name) {
-  const ComponentStat* s = run.result.components.find(kProgramComponent, name);
-  if (!s) throw Error(std::string("the program engine reported no program.") + name);
-  return s->value;
-}
-
-}  // namespace
-
 ProgramLevers simulate_program_levers(const std::string& trace, const TraceMeta& meta, const LeverOptions& options) {
   if (!meta.program || meta.program->empty()) throw InputError("the trace has no program (capture schema 2)");
   ProgramLevers out;
@@ -52,11 +42,11 @@ ProgramLevers simulate_program_levers(const std::string& trace, const TraceMeta&
     return std::vector<RunResult>(out.runs.runs.end() - static_cast<std::ptrdiff_t>(r.runs.size()), out.runs.runs.end());
   };
   const RunResult as_captured = run({kAsRecordedPolicy}, {}).front();
-  out.recorded_median_step_ms = program_number(as_captured, "recorded_median_step_ns") / 1e6;
-  out.model_median_step_ms = program_number(as_captured, "median_step_ns") / 1e6;
+  out.recorded_median_step_ms = program_number(as_captured.result.components, "recorded_median_step_ns") / 1e6;
+  out.model_median_step_ms = program_number(as_captured.result.components, "median_step_ns") / 1e6;
   out.model_error = (out.model_median_step_ms - out.recorded_median_step_ms) / out.recorded_median_step_ms;
   auto add = [&](std::string name, std::string what, const RunResult& r, bool offline = false) {
-    const double ms = program_number(r, "median_step_ns") / 1e6;
+    const double ms = program_number(r.result.components, "median_step_ns") / 1e6;
     out.levers.push_back({std::move(name), std::move(what), ms,
                           (ms - out.model_median_step_ms) / out.model_median_step_ms, offline, r.index});
     return ms;
@@ -79,7 +69,7 @@ ProgramLevers simulate_program_levers(const std::string& trace, const TraceMeta&
   out.tier_capacity_bytes = tiers.front().capacity_bytes;
   const RunResult resident =
       run({kAsRecordedPolicy}, {{"static_placement", std::to_string(out.tier_capacity_bytes)}}).front();
-  out.static_placement_bytes = static_cast<ByteCount>(program_number(resident, "static_placement_bytes"));
+  out.static_placement_bytes = static_cast<ByteCount>(program_number(resident.result.components, "static_placement_bytes"));
   if (out.static_placement_bytes > 0) {
     add("static_placement", "the first " + std::to_string(out.static_placement_bytes) +
                               " B of streamed blocks kept on the GPU (static placement: accelerate device_map, "

@@ -61,6 +61,12 @@ struct ComponentStats {
     }
     return nullptr;
   }
+  const ComponentSeries* find_series(const std::string& component, const std::string& name) const {
+    for (const ComponentSeries& s : series) {
+      if (s.component == component && s.name == name) return &s;
+    }
+    return nullptr;
+  }
 };
 
 }  // namespace flashsim

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/core/errors.h"
+#include "sim/core/unit_parse.h"
 #include "sim/engine/program/program_prefetch.h"
 #include "sim/engine/program/static_placement.h"
 #include "sim/engine/program/step_regimes.h"
@@ -116,6 +117,41 @@ void report(const ProgramPrediction& p, const TraceMeta& meta, const HardwarePro
 }
 
 }  // namespace
+
+double program_number(const ComponentStats& components, const std::string& name) {
+  const ComponentStat* s = components.find(kProgramComponent, name);
+  if (!s) throw Error("the run reports no " + std::string(kProgramComponent) + "." + name + " (not a program engine run)");
+  return s->value;
+}
+
+const std::string& program_text(const ComponentStats& components, const std::string& name) {
+  const ComponentText* t = components.find_text(kProgramComponent, name);
+  if (!t) throw Error("the run reports no " + std::string(kProgramComponent) + "." + name + " (not a program engine run)");
+  return t->text;
+}
+
+const std::vector<double>& program_series(const ComponentStats& components, const std::string& name) {
+  const ComponentSeries* s = components.find_series(kProgramComponent, name);
+  if (!s) throw Error("the run reports no " + std::string(kProgramComponent) + "." + name + " (not a program engine run)");
+  return s->values;
+}
+
+Nanoseconds parse_capture_gap(const std::string& text) {
+  if (text == "measured") return kMeasuredCaptureGap;
+  try {
+    return parse_duration_ns(text);
+  } catch (const UnitError& e) {
+    throw InputError("'" + text + "' is neither measured nor a duration (e.g. 2us): " + e.what());
+  }
+}
+
+const std::string& check_regime(const std::string& text) {
+  const bool number = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+  if (!number && text != "steady" && text != "first" && text != "all") {
+    throw InputError("'" + text + "': expected steady, first, all or a regime number");
+  }
+  return text;
+}
 
 EngineResult run_program_engine(ITraceSource& trace, const EngineConfig& config, const ProgramEngineOptions& options) {
   TraceMeta meta = trace.meta();

@@ -61,4 +61,19 @@ inline constexpr const char* kAsRecordedPolicy = "as_recorded";
 /// The component name of the prediction's own statistics.
 inline constexpr const char* kProgramComponent = "program";
 
+/// program.NAME of a run's components (its number, text or series). Throws
+/// Error when the run has none (not a program engine run).
+double program_number(const ComponentStats& components, const std::string& name);
+const std::string& program_text(const ComponentStats& components, const std::string& name);
+const std::vector<double>& program_series(const ComponentStats& components, const std::string& name);
+
+/// The capture_gap parameter's text: "measured" (kMeasuredCaptureGap) or a
+/// duration. Throws InputError naming the text (callers add the key).
+Nanoseconds parse_capture_gap(const std::string& text);
+
+/// The regime parameter's text, checked: steady, first, all or a regime
+/// number (whether that regime exists is known only after the run). Throws
+/// InputError naming the text (callers add the key).
+const std::string& check_regime(const std::string& text);
+
 }  // namespace flashsim

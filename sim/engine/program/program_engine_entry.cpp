@@ -1,7 +1,6 @@
 // `engine: program`: a captured program's execution model behind the
 // scenario runner (sim/engine/program/program_engine.h), with its own parameters.
 #include "sim/core/errors.h"
-#include "sim/core/unit_parse.h"
 #include "sim/engine/engine_registry.h"
 #include "sim/engine/program/program_engine.h"
 
@@ -61,22 +60,14 @@ std::vector<ParamSpec> program_params() {
   };
 }
 
-Nanoseconds capture_gap_of(const std::string& text) {
-  if (text == "measured") return kMeasuredCaptureGap;
+// The engine's text parameters, checked by the engine's own rule (program_engine.h).
+template <class Parse>
+auto parameter(const char* key, const std::string& text, Parse&& parse) -> decltype(parse(text)) {
   try {
-    return parse_duration_ns(text);
-  } catch (const UnitError& e) {
-    throw InputError("engine program: capture_gap '" + text + "': expected measured or a duration (e.g. 2us): " +
-                     e.what());
+    return parse(text);
+  } catch (const InputError& e) {
+    throw InputError(std::string("engine program: ") + key + ": " + e.what());
   }
-}
-
-std::string regime_of(const std::string& text) {
-  const bool number = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-  if (!number && text != "steady" && text != "first" && text != "all") {
-    throw InputError("engine program: regime '" + text + "': expected steady, first, all or a regime number");
-  }
-  return text;
 }
 
 EngineTraits program_traits() {
@@ -102,7 +93,7 @@ FLASHSIM_REGISTER(EngineRegistry,
                         o.host_memory = host_memory_mode(v.text("host_memory"));
                         o.skip_steps = static_cast<std::uint64_t>(v.integer("skip_steps"));
                         o.host_time = v.text("host_time") == "recorded" ? HostTime::recorded : HostTime::calibrated;
-                        o.capture_gap_ns = capture_gap_of(v.text("capture_gap"));
+                        o.capture_gap_ns = parameter("capture_gap", v.text("capture_gap"), parse_capture_gap);
                         const std::string& curves = v.text("copy_curves");
                         o.copy_curves = curves == "profile" ? CopyCurveSource::profile
                                         : curves == "fit"   ? CopyCurveSource::fit
@@ -114,7 +105,7 @@ FLASHSIM_REGISTER(EngineRegistry,
                         o.recorded_copy_time = v.text("recorded_copy_time") == "true";
                         o.static_placement_bytes = v.bytes("static_placement");
                         o.prefetch_distance = v.integer("prefetch_distance");
-                        o.regime = regime_of(v.text("regime"));
+                        o.regime = parameter("regime", v.text("regime"), check_regime);
                         return std::make_unique<ProgramEngine>(o);
                       },
                       program_traits()}));
