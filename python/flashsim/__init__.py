@@ -125,6 +125,20 @@ class Results:
         import pandas as pd
         return pd.DataFrame(self._run(run).get("components", []))
 
+    def component_texts(self, run):
+        """The facts run `run`'s components report as text (component, name, text);
+        empty when it has none."""
+        import pandas as pd
+        return pd.DataFrame(self._run(run).get("component_texts", []), columns=["component", "name", "text"])
+
+    def component_series(self, run):
+        """Run `run`'s component series in long form, one row per value
+        (component, name, unit, index, value); empty when it has none."""
+        import pandas as pd
+        rows = [{"component": s["component"], "name": s["name"], "unit": s["unit"], "index": i, "value": v}
+                for s in self._run(run).get("component_series", []) for i, v in enumerate(s["values"])]
+        return pd.DataFrame(rows, columns=["component", "name", "unit", "index", "value"])
+
     def _group(self, run, sub=None):
         """Run `run`'s group (or its subgroup `sub`) of results.h5 as a DataFrame;
         None when the group is absent."""
@@ -163,7 +177,8 @@ class Results:
         return pd.DataFrame() if df is None else df
 
     def export(self, out, format="csv"):
-        """Writes the four tables (summary, timeseries, requests, components;
+        """Writes the six tables (summary, timeseries, requests, components,
+        component_texts, component_series;
         the tables `flashsim results export` writes, column for column) into
         the folder `out` as CSV or Parquet (pyarrow), each file written to a
         temp file and renamed. Returns the written paths."""

@@ -1,7 +1,7 @@
 """Results tables as Parquet: the converter behind `flashsim results export
 --format parquet`.
 
-The tables (summary, timeseries, requests, components) are defined once, in
+The tables (summary, timeseries, requests, components, component_texts, component_series) are defined once, in
 C++ (sim/results/results_export.h), which writes them as CSV with their
 column types in a manifest; this reads that CSV back with exactly those types
 (integers exact, doubles to the bit, text kept as written, an empty number a

@@ -94,8 +94,8 @@ def test_parquet_equals_results(mini, tmp_path):
     p = _flashsim("results", "export", mini.path, "--format", "parquet", cwd=tmp_path)
     out = os.path.join(mini.path, "export-parquet")
     assert f"wrote {out}/:" in p.stdout
-    assert sorted(os.listdir(out)) == ["components.parquet", "requests.parquet", "summary.parquet",
-                                       "timeseries.parquet"]  # no temp files left
+    assert sorted(os.listdir(out)) == ["component_series.parquet", "component_texts.parquet", "components.parquet",
+                                       "requests.parquet", "summary.parquet", "timeseries.parquet"]  # no temp files left
     from pathlib import Path
     _check_tables(Path(out), "parquet", mini)
     # The schema's types: counters unsigned, times signed, ratios double, text as str.
@@ -141,7 +141,8 @@ def test_results_export_from_python_equals_the_command(mini, tmp_path):
     """Results.export writes the command's tables, byte for byte in CSV."""
     _flashsim("results", "export", mini.path, "--format", "csv", "--out", str(tmp_path / "cmd"), cwd=tmp_path)
     written = mini.export(tmp_path / "py")
-    assert sorted(os.path.basename(p) for p in written) == ["components.csv", "requests.csv", "summary.csv",
+    assert sorted(os.path.basename(p) for p in written) == ["component_series.csv", "component_texts.csv",
+                                                            "components.csv", "requests.csv", "summary.csv",
                                                             "timeseries.csv"]
     for p in written:
         name = os.path.basename(p)
@@ -151,6 +152,39 @@ def test_results_export_from_python_equals_the_command(mini, tmp_path):
     _check_tables(tmp_path / "pq", "parquet", mini)
     with pytest.raises(flashsim.InputError, match="expected csv or parquet"):
         mini.export(tmp_path / "x", format="xlsx")
+
+
+PROGRAM = os.path.join(ROOT, "validate", "baselines", "h200", "programs", "double_buffer_prefetch.h5")
+
+
+def test_component_texts_and_series_equal_results(tmp_path):
+    """A program engine run reports texts and series; both formats' tables equal
+    Results.component_texts / component_series, and runs without them give empty
+    tables that keep their columns."""
+    scenario = tmp_path / "p.yaml"
+    scenario.write_text(f"name: p\nengine: {{impl: program, skip_steps: 10}}\nhardware: {{profile: h200-calibrated}}\n"
+                        f"workload: {{trace: {PROGRAM}}}\npolicies: [as_recorded]\n")
+    res = flashsim.run(str(scenario), out=str(tmp_path / "res"))
+    texts, series = res.component_texts(0), res.component_series(0)
+    assert texts.loc[texts["name"] == "step_rule", "text"].tolist() == ["nvtx:flashsim.step"]
+    steps = series[series["name"] == "step_ns"]
+    assert steps["index"].tolist() == list(range(8)) and set(steps["unit"]) == {"ns"}
+    _flashsim("results", "export", res.path, "--format", "csv", "--out", str(tmp_path / "csv"), cwd=tmp_path)
+    read = lambda name: pd.read_csv(tmp_path / "csv" / f"{name}.csv", keep_default_na=False,
+                                    float_precision="round_trip")
+    pd.testing.assert_frame_equal(_by_run(read("component_texts"), 0), texts, check_dtype=False)
+    pd.testing.assert_frame_equal(_by_run(read("component_series"), 0), series, check_dtype=False)
+    _need_pyarrow()
+    _flashsim("results", "export", res.path, "--format", "parquet", "--out", str(tmp_path / "pq"), cwd=tmp_path)
+    got = pd.read_parquet(tmp_path / "pq" / "component_series.parquet")
+    assert got["index"].dtype == np.uint64 and got["value"].dtype == np.float64
+    pd.testing.assert_frame_equal(_by_run(got, 0), series, check_dtype=False)
+
+
+def test_runs_without_texts_export_empty_tables_with_columns(mini, tmp_path):
+    _flashsim("results", "export", mini.path, "--format", "csv", "--out", str(tmp_path / "csv"), cwd=tmp_path)
+    assert open(tmp_path / "csv" / "component_texts.csv").read() == "run,component,name,text\n"
+    assert mini.component_texts(0).empty and list(mini.component_texts(0).columns) == ["component", "name", "text"]
 
 
 def test_timeseries_group_names_follow_the_writer():

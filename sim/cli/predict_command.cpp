@@ -83,6 +83,22 @@ void print_prediction(const RunResult& run) {
   }
 }
 
+// An error of the scenario run in predict's own words: the runner's prefix
+// (its generated scenario, the policy) left out, engine.KEY named as --KEY.
+std::string as_options(std::string message, const QuickScenario& q) {
+  const std::string prefix = "flashsim predict, policy " + q.policies.front() + ": ";
+  if (message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
+  for (const auto& param : q.engine_params) {
+    const std::string key = "engine." + param.first;
+    std::string option = "--" + param.first;
+    std::replace(option.begin(), option.end(), '_', '-');
+    for (std::size_t at = message.find(key); at != std::string::npos; at = message.find(key, at + option.size())) {
+      message.replace(at, key.size(), option);
+    }
+  }
+  return message;
+}
+
 int predict_command(int argc, char** argv) {
   CLI::App app("Predicts a captured program's time per step with the execution model (host threads, streams,\n"
                "events, both copy directions, pageable staging): as it ran (--policy as_recorded) or with a\n"
@@ -90,7 +106,7 @@ int predict_command(int argc, char** argv) {
                "flashsim predict");
   std::string trace, hardware = "h200-calibrated", policy = "as_recorded", capacity = "0", host_memory = "as_recorded",
               host_time = "calibrated", static_placement = "0", json_out, capture_gap = "measured",
-              copy_curves = "capture", fresh_pages = "per-copy", regime = "steady", format;
+              copy_curves = "capture", fresh_pages = "per_copy", regime = "steady", format;
   long long skip = 0;
   app.add_option("trace", trace,
                  "a trace with a program: flashsim capture's .h5 (schema 2 or 3), or its raw folder (--keep-raw)")
@@ -122,9 +138,9 @@ int predict_command(int argc, char** argv) {
       ->check(CLI::IsMember({"capture", "fit", "profile"}));
   app.add_option("--fresh-pages", fresh_pages,
                  "pageable D2H copies into host pages never touched (first-touch faults): per-copy (as the capture\n"
-                 "recorded each copy's destination, schema 3), all, none")
+                 "recorded each copy's destination, schema 3; per-copy is its old spelling), all, none")
       ->capture_default_str()
-      ->check(CLI::IsMember({"per-copy", "all", "none"}));
+      ->check(CLI::IsMember({"per_copy", "per-copy", "all", "none"}));
   app.add_option("--regime", regime,
                  "the steps the median is of: steady (the last regime), first, all, or a regime number\n"
                  "(regimes: one per flashsim.repeat mark, else change points over the captured step times)")
@@ -147,7 +163,8 @@ int predict_command(int argc, char** argv) {
   if (skip < 0) throw InputError("--skip-steps: expected a count >= 0");
   (void)parse_option("--capture-gap (measured, or a duration)", capture_gap, parse_capture_gap);
   const ByteCount resident = parse_option("--static-placement", static_placement, parse_bytes);
-  if (d2h_fresh && fresh_pages != "per-copy" && fresh_pages != "all") {
+  if (fresh_pages == "per-copy") fresh_pages = "per_copy";  // the engine parameter's spelling
+  if (d2h_fresh && fresh_pages != "per_copy" && fresh_pages != "all") {
     throw InputError("--d2h-fresh (= --fresh-pages all) contradicts --fresh-pages " + fresh_pages);
   }
   if (d2h_fresh) fresh_pages = "all";
@@ -194,7 +211,7 @@ int predict_command(int argc, char** argv) {
                      {"host_time", host_time},
                      {"capture_gap", capture_gap},
                      {"copy_curves", copy_curves},
-                     {"fresh_pages", fresh_pages == "per-copy" ? "per_copy" : fresh_pages},
+                     {"fresh_pages", fresh_pages},
                      {"recorded_copy_time", recorded_copies ? "true" : "false"},
                      {"static_placement", static_placement},
                      {"skip_steps", std::to_string(skip)},
@@ -203,7 +220,12 @@ int predict_command(int argc, char** argv) {
       ScenarioDocument::from_text(quick_scenario_yaml(q), "flashsim predict", std::filesystem::current_path());
   RunnerOptions runner;
   runner.jobs = 1;
-  const ScenarioResults results = run_scenario(document, runner);
+  ScenarioResults results;
+  try {
+    results = run_scenario(document, runner);
+  } catch (const InputError& e) {
+    throw InputError(trace + ": " + as_options(e.what(), q));
+  }
   const RunResult& run = results.runs.at(0);
   print_prediction(run);
   if (!json_out.empty()) write_file_atomically(json_out, summary_json_text(results));

@@ -19,7 +19,8 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: flashsim results export RESULTS --format csv|parquet [--out DIR]\n"
-    "  export   a results folder's tables (summary, timeseries, requests, components) as CSV or Parquet\n";
+    "  export   a results folder's tables (summary, timeseries, requests and the components' numbers,\n"
+    "           texts and series) as CSV or Parquet\n";
 
 // The Python that writes Parquet: $FLASHSIM_PYTHON, else the one CMake chose
 // (FLASHSIM_PYTHON: the project's .venv, which has pyarrow), else Debian's.
@@ -30,10 +31,11 @@ std::string export_python() {
 
 int do_export(const std::vector<std::string>& args) {
   CLI::App app(
-      "Writes a results folder (of flashsim run, sweep merge or replay) as four tables, the\n"
+      "Writes a results folder (of flashsim run, sweep merge or replay) as six tables, the\n"
       "DataFrames of the Python package's flashsim.Results: summary (one row per run, the metric\n"
-      "schema's columns, params as JSON text), timeseries, requests and components (every run's\n"
-      "rows, a `run` column first). CSV is written natively (doubles exact, RFC 4180 quoting);\n"
+      "schema's columns, params as JSON text), timeseries, requests, components, component_texts\n"
+      "and component_series (every run's rows, a `run` column first; a series one row per value).\n"
+      "CSV is written natively (doubles exact, RFC 4180 quoting);\n"
       "Parquet through Python with pyarrow ($FLASHSIM_PYTHON, default the project's .venv).\n"
       "Each file is written to a temp file and renamed. docs/python.md, \"Results as CSV and Parquet\".",
       "flashsim results export");
@@ -64,7 +66,7 @@ int results_command(int argc, char** argv) {
 }  // namespace
 
 FLASHSIM_REGISTER_COMMAND("results", "results export RESULTS --format csv|parquet [--out DIR]",
-                          "a results folder's tables (summary, timeseries, requests, components) as CSV or Parquet",
+                          "a results folder's tables (summary, timeseries, requests, components' numbers, texts, series) as CSV or Parquet",
                           &results_command);
 
 }  // namespace flashsim::cli

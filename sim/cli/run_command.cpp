@@ -20,6 +20,7 @@
 #include "sim/scenario/quick_scenario.h"
 #include "sim/core/errors.h"
 #include "sim/core/unit_parse.h"
+#include "sim/results/component_table.h"
 #include "sim/results/results_table.h"
 #include "sim/results/results_writer.h"
 #include "sim/results/sweep_store.h"
@@ -136,6 +137,7 @@ void check_previous_results(const std::filesystem::path& dir, const SweepManifes
 struct SweepOptions {
   Rerun rerun = Rerun::keep;
   std::optional<std::pair<std::size_t, std::size_t>> shard;  ///< K of N
+  bool print_components = false;  ///< --components: every component statistic below the tables
 };
 
 // Runs one scenario document into its results folder: points already
@@ -220,6 +222,12 @@ void run_document(const ScenarioDocument& document, std::vector<Scenario> resolv
   if (!run_options.points.empty()) {
     results = run_scenario(document, std::move(resolved), run_options);
     print_results_tables(std::cout, results);
+    if (sweep.print_components) {
+      print_component_tables(std::cout, results);
+    } else if (const std::size_t n = count_component_statistics(results); n > 0) {
+      std::cout << "\n  the runs' components report " << n << " more statistic" << (n == 1 ? "" : "s")
+                << " (--components prints them)\n";
+    }
   }
   ensure_manifest();
   if (sweep.shard) {
@@ -251,7 +259,7 @@ int run_command(int argc, char** argv) {
   std::string out;
   long long jobs = 0;
   std::vector<std::string> sets;
-  bool print_scenario = false, no_progress = false, force = false, resume = false;
+  bool print_scenario = false, no_progress = false, force = false, resume = false, sweep_components = false;
   std::string shard;
   std::string max_memory;
   std::uint64_t max_points = kDefaultMaxSweepPoints;
@@ -290,6 +298,9 @@ int run_command(int argc, char** argv) {
   app.add_option("--shard", shard,
                  "K/N: run only shard K (from 0) of N: the sweep points p with p mod N = K, each written to "
                  "OUT/points/; then `flashsim sweep merge OUT` (flashsim sweep plan writes the N commands)");
+  app.add_flag("--components", sweep_components,
+               "also print every component statistic of the runs (numbers, texts, series: the L2, TLB, links, "
+               "tiers, prefetchers, a program's prediction), as summary.json's runs[].components hold them");
   app.add_flag("--print-scenario", print_scenario, "print the resolved scenario of each sweep point and exit");
   app.add_flag("-q,--quiet,--no-progress", no_progress,
                "no progress on stderr (on a terminal one line rewritten in place; elsewhere a line every 10 s)");
@@ -301,6 +312,7 @@ int run_command(int argc, char** argv) {
   SweepOptions sweep;
   sweep.rerun = force ? Rerun::force : resume ? Rerun::resume : Rerun::keep;
   if (app.count("--shard") > 0) sweep.shard = parse_shard("--shard", shard);
+  sweep.print_components = sweep_components;
   std::vector<Override> overrides;
   for (const auto& s : sets) overrides.push_back(parse_override(s));
   const bool quick_form = app.count("--trace") > 0;

@@ -76,6 +76,13 @@ void validate(std::string_view owner, const ParamSpec& spec, const std::string& 
   if (numeric < spec.min || numeric > max) {
     throw InputError(where + "out of range " + describe_param_range(spec));
   }
+  if (spec.check) {
+    try {
+      spec.check(value);
+    } catch (const InputError& e) {
+      throw InputError(where + e.what());
+    }
+  }
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // keys and out-of-range values are errors naming the full key.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -31,6 +32,11 @@ struct ParamSpec {
   double min = -1e300;        ///< inclusive bounds for numeric types (in the type's unit: ns, bytes, bytes/s)
   double max = 1e300;
   std::vector<std::string> choices;  ///< allowed values for ParamType::choice
+  /// A rule of the component's own for a text value (e.g. "measured or a
+  /// duration"): throws InputError saying why `text` is refused. Called
+  /// wherever the value is checked (the YAML at its line, ParamValues::resolve),
+  /// so that a bad value is refused when the scenario is read, not when it runs.
+  std::function<void(const std::string& text)> check = nullptr;
 };
 
 /// The largest value `spec` accepts: spec.max, and for a duration at most

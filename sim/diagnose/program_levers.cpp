@@ -15,7 +15,9 @@ ProgramLevers simulate_program_levers(const std::string& trace, const TraceMeta&
   if (!meta.program || meta.program->empty()) throw InputError("the trace has no program (capture schema 2)");
   ProgramLevers out;
   // One scenario a lever: the capture on engine program, every step after the skip (regime all).
-  auto run = [&](std::vector<std::string> policies, std::vector<std::pair<std::string, std::string>> params) {
+  // Each lever's scenario is a point of out.runs labelled lever=NAME, so that its runs tell which lever they are.
+  auto run = [&](const std::string& lever, std::vector<std::string> policies,
+                 std::vector<std::pair<std::string, std::string>> params) {
     QuickScenario q;
     q.trace = trace;
     q.format = options.format;
@@ -31,17 +33,24 @@ ProgramLevers simulate_program_levers(const std::string& trace, const TraceMeta&
     ScenarioResults r = run_scenario(
         ScenarioDocument::from_text(quick_scenario_yaml(q), "flashsim diagnose", std::filesystem::current_path()),
         runner);
-    if (out.runs.runs.empty()) {
+    const std::size_t point = out.runs.point_labels.size();
+    if (point == 0) {
       out.runs = r;
-    } else {
-      for (RunResult& x : r.runs) {
-        x.index = out.runs.runs.size();
-        out.runs.runs.push_back(std::move(x));
-      }
+      out.runs.runs.clear();
+      out.runs.point_labels.clear();
+      out.runs.resolved_texts.clear();
+    }
+    out.runs.point_labels.push_back("lever=" + lever);
+    out.runs.resolved_texts.push_back(r.resolved_texts.empty() ? std::string() : r.resolved_texts.front());
+    for (RunResult& x : r.runs) {
+      x.index = out.runs.runs.size();
+      x.point_index = point;
+      x.point_label = out.runs.point_labels.back();
+      out.runs.runs.push_back(std::move(x));
     }
     return std::vector<RunResult>(out.runs.runs.end() - static_cast<std::ptrdiff_t>(r.runs.size()), out.runs.runs.end());
   };
-  const RunResult as_captured = run({kAsRecordedPolicy}, {}).front();
+  const RunResult as_captured = run("as_captured", {kAsRecordedPolicy}, {}).front();
   out.recorded_median_step_ms = program_number(as_captured.result.components, "recorded_median_step_ns") / 1e6;
   out.model_median_step_ms = program_number(as_captured.result.components, "median_step_ns") / 1e6;
   out.model_error = (out.model_median_step_ms - out.recorded_median_step_ms) / out.recorded_median_step_ms;
@@ -53,22 +62,22 @@ ProgramLevers simulate_program_levers(const std::string& trace, const TraceMeta&
   };
   add("as_captured", "the program as captured (the model's baseline)", as_captured);
   add("pinned", "host buffers pinned (cudaHostRegister / pin_memory): DMA without the driver's staging",
-      run({kAsRecordedPolicy}, {{"host_memory", "pinned"}}).front());
+      run("pinned", {kAsRecordedPolicy}, {{"host_memory", "pinned"}}).front());
   add("prefetch",
       options.prefetch_distance == 0
           ? "pinned, and every H2D copy on a copy stream of its own at its own place (no longer queued behind kernels)"
           : "pinned, and every H2D copy on a copy stream issued " + std::to_string(options.prefetch_distance) +
                 " copy(ies) early (double buffering)",
-      run({kAsRecordedPolicy},
+      run("prefetch", {kAsRecordedPolicy},
           {{"host_memory", "pinned"}, {"prefetch_distance", std::to_string(options.prefetch_distance)}})
           .front());
   if (options.tier_capacity.empty()) return out;
 
   const std::vector<std::string> names = options.policies.empty() ? registered_policy_names(&meta) : options.policies;
-  const std::vector<RunResult> tiers = run(names, {});
+  const std::vector<RunResult> tiers = run("tier", names, {});
   out.tier_capacity_bytes = tiers.front().capacity_bytes;
   const RunResult resident =
-      run({kAsRecordedPolicy}, {{"static_placement", std::to_string(out.tier_capacity_bytes)}}).front();
+      run("static_placement", {kAsRecordedPolicy}, {{"static_placement", std::to_string(out.tier_capacity_bytes)}}).front();
   out.static_placement_bytes = static_cast<ByteCount>(program_number(resident.result.components, "static_placement_bytes"));
   if (out.static_placement_bytes > 0) {
     add("static_placement", "the first " + std::to_string(out.static_placement_bytes) +

@@ -50,7 +50,9 @@ struct ProgramLevers {
   /// none does, or no policy levers).
   std::string best_policy;
   /// Every lever's run, as `flashsim run` reports them: as_captured, pinned, prefetch, the
-  /// policy levers, then the static placement (LeverResult::run points into it).
+  /// policy levers, then the static placement (LeverResult::run points into it); each
+  /// lever's scenario is a point labelled "lever=NAME" (as_captured, pinned, prefetch,
+  /// tier, static_placement; the last also when nothing fit and it is no lever).
   ScenarioResults runs;
 };
 

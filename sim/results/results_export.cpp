@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <limits>
 #include <memory>
@@ -145,15 +146,22 @@ struct JsonRows {
 using Pending = std::vector<std::unique_ptr<CsvFile>>;  // written, renamed when every table is
 
 ExportedTable write_json_table(const std::string& name, const JsonRows& input, const fs::path& out_dir,
-                               const fs::path& source, bool schema_types, std::string_view skip, Pending& pending) {
-  const bool with_run = !input.run_of_row.empty();
+                               const fs::path& source, bool schema_types, const std::vector<std::string>& skip,
+                               Pending& pending, const std::vector<ExportColumn>& fixed = {}) {
+  const bool with_run = !input.run_of_row.empty() || !fixed.empty();
   std::vector<ExportColumn> columns;
   if (with_run) columns.push_back({"run", MetricType::u64});
   std::vector<std::string> keys;
   std::vector<bool> typed;  // by the schema
+  for (const ExportColumn& c : fixed) {  // a table of fixed columns has them also when empty
+    keys.push_back(c.name);
+    typed.push_back(true);
+    columns.push_back(c);
+  }
   for (const Json* row : input.rows) {
+    if (!fixed.empty()) break;
     for (const auto& [key, value] : row->items()) {
-      if (key == skip) continue;
+      if (std::find(skip.begin(), skip.end(), key) != skip.end()) continue;
       auto it = std::find(keys.begin(), keys.end(), key);
       if (it == keys.end()) {
         keys.push_back(key);
@@ -194,6 +202,27 @@ ExportedTable write_json_table(const std::string& name, const JsonRows& input, c
     csv.row(cells);
   }
   return {name, target, columns, input.rows.size()};
+}
+
+// Every run's list `key` (components, component_texts, component_series) as
+// rows with their run; a run without the list has none.
+JsonRows component_rows(const Json& runs, const std::string& key, const fs::path& json_file) {
+  JsonRows out;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto c = runs[i].find(key);
+    if (c == runs[i].end()) continue;
+    const std::string where = "runs[" + std::to_string(i) + "]." + key;
+    if (!c->is_array()) throw InputError("'" + json_file.string() + "': " + where + " is not a list");
+    for (std::size_t k = 0; k < c->size(); ++k) {
+      if (!(*c)[k].is_object()) {
+        throw InputError("'" + json_file.string() + "': " + where + "[" + std::to_string(k) + "] is not an object");
+      }
+      out.rows.push_back(&(*c)[k]);
+      out.run_of_row.push_back(i);
+      out.where.push_back(where + "[" + std::to_string(k) + "]");
+    }
+  }
+  return out;
 }
 
 // --- results.h5: the timeseries and requests tables ---
@@ -366,7 +395,8 @@ std::string read_text(const fs::path& path) {
 }  // namespace
 
 const std::vector<std::string>& export_table_names() {
-  static const std::vector<std::string> names{"summary", "timeseries", "requests", "components"};
+  static const std::vector<std::string> names{"summary",    "timeseries",      "requests",
+                                              "components", "component_texts", "component_series"};
   return names;
 }
 
@@ -416,21 +446,33 @@ std::vector<ExportedTable> export_results_csv(const fs::path& results, const fs:
                      json_file.string() + "' " + std::to_string(list.size()) + " (not one run's pair of files)");
   }
   JsonRows runs;
-  JsonRows components;
   for (std::size_t i = 0; i < list.size(); ++i) {
     runs.rows.push_back(&list[i]);
     runs.where.push_back("runs[" + std::to_string(i) + "]");
-    const auto c = list[i].find("components");
-    if (c == list[i].end()) continue;
-    if (!c->is_array()) throw InputError("'" + json_file.string() + "': runs[" + std::to_string(i) + "].components is not a list");
-    for (std::size_t k = 0; k < c->size(); ++k) {
-      if (!(*c)[k].is_object()) {
-        throw InputError("'" + json_file.string() + "': runs[" + std::to_string(i) + "].components[" + std::to_string(k) +
-                         "] is not an object");
+  }
+  const JsonRows components = component_rows(list, "components", json_file);
+  const JsonRows texts = component_rows(list, "component_texts", json_file);
+  // A series is one row per value (long form): component, name, unit, index, value.
+  std::deque<Json> series_values;
+  JsonRows series;
+  const JsonRows series_lists = component_rows(list, "component_series", json_file);
+  for (std::size_t r = 0; r < series_lists.rows.size(); ++r) {
+    const Json& s = *series_lists.rows[r];
+    const auto values = s.find("values");
+    if (values == s.end() || !values->is_array()) {
+      throw InputError("'" + json_file.string() + "': " + series_lists.where[r] + ".values is not a list");
+    }
+    for (std::size_t k = 0; k < values->size(); ++k) {
+      Json row = Json::object();
+      for (const char* key : {"component", "name", "unit"}) {
+        if (const auto it = s.find(key); it != s.end()) row[key] = *it;
       }
-      components.rows.push_back(&(*c)[k]);
-      components.run_of_row.push_back(i);
-      components.where.push_back("runs[" + std::to_string(i) + "].components[" + std::to_string(k) + "]");
+      row["index"] = k;
+      row["value"] = (*values)[k];
+      series_values.push_back(std::move(row));
+      series.rows.push_back(&series_values.back());
+      series.run_of_row.push_back(series_lists.run_of_row[r]);
+      series.where.push_back(series_lists.where[r] + ".values[" + std::to_string(k) + "]");
     }
   }
 
@@ -438,11 +480,19 @@ std::vector<ExportedTable> export_results_csv(const fs::path& results, const fs:
   if (ec) throw Error("cannot create '" + out_dir.string() + "': " + ec.message());
   Pending pending;
   std::vector<ExportedTable> tables;
-  tables.push_back(write_json_table("summary", runs, out_dir, json_file, true, "components", pending));
+  tables.push_back(write_json_table("summary", runs, out_dir, json_file, true,
+                                    {"components", "component_texts", "component_series"}, pending));
   tables.push_back(write_h5_table("timeseries", file.get(), h5_file.string(), groups, "", out_dir, pending));
   tables.push_back(write_h5_table("requests", file.get(), h5_file.string(), groups, "requests", out_dir, pending));
-  // Components keep summary.json's key order: component, name, unit, value.
-  tables.push_back(write_json_table("components", components, out_dir, json_file, false, "", pending));
+  // The component tables have summary.json's keys in its order: component, name, unit, value.
+  const ExportColumn component{"component", MetricType::text}, name{"name", MetricType::text},
+      unit{"unit", MetricType::text}, value{"value", MetricType::f64};
+  tables.push_back(
+      write_json_table("components", components, out_dir, json_file, false, {}, pending, {component, name, unit, value}));
+  tables.push_back(write_json_table("component_texts", texts, out_dir, json_file, false, {}, pending,
+                                    {component, name, {"text", MetricType::text}}));
+  tables.push_back(write_json_table("component_series", series, out_dir, json_file, false, {}, pending,
+                                    {component, name, unit, {"index", MetricType::u64}, value}));
   // Every table complete before any is renamed: a bad value anywhere leaves no table behind.
   for (auto& csv : pending) csv->commit();
   return tables;

@@ -1,8 +1,8 @@
 // `flashsim results export`: a results folder (results.h5 + summary.json of
-// `flashsim run`, `sweep merge` or `replay`) as four flat tables, the ones
-// the Python package shows (python/flashsim/__init__.py, Results):
+// `flashsim run`, `sweep merge` or `replay`) as the tables
+// the Python package shows (python/flashsim/__init__.py, Results), six flat tables:
 //   summary     one row per run: every key of summary.json's runs but
-//               `components`, in their order, typed by the metric schema
+//               the component lists, in their order, typed by the metric schema
 //               (sim/results/metric_schema.h); `params` as one JSON text
 //               column ({"kin":"0.25","kout":"0.5"}, the summary.json object):
 //               one set of columns whatever policies ran, json.loads gives
@@ -14,6 +14,10 @@
 //   requests    the same for /timeseries/run_NNN/requests/ (Results.requests).
 //   components  summary.json's runs[].components rows with a `run` column:
 //               run, component, name, unit, value (Results.components).
+//   component_texts   runs[].component_texts: run, component, name, text
+//               (Results.component_texts).
+//   component_series  runs[].component_series, one row per value: run,
+//               component, name, unit, index, value (Results.component_series).
 // The tables are defined here only: CSV is written here, Parquet by
 // python/flashsim/export.py from this CSV and the column types
 // (export_manifest_json), so the two formats cannot drift.
@@ -37,7 +41,7 @@ struct ExportColumn {
 
 /// One table as written.
 struct ExportedTable {
-  std::string name;  ///< "summary", "timeseries", "requests", "components"
+  std::string name;  ///< "summary", "timeseries", "requests", "components", "component_texts", "component_series"
   std::filesystem::path file;
   std::vector<ExportColumn> columns;
   std::size_t rows = 0;
@@ -55,8 +59,9 @@ std::string csv_field(std::string_view text);
 /// ("1.0") so that readers guessing types see a float; "nan", "inf", "-inf".
 std::string exact_number_text(double value);
 
-/// Writes `results`'s four tables as CSV files into `out_dir` (created):
-/// summary.csv, timeseries.csv, requests.csv, components.csv; header row of
+/// Writes `results`'s six tables as CSV files into `out_dir` (created):
+/// summary.csv, timeseries.csv, requests.csv, components.csv,
+/// component_texts.csv, component_series.csv; header row of
 /// column names, LF line ends, RFC 4180 quoting, integers exact, doubles by
 /// exact_number_text, a key a run lacks as an empty field. Each file is
 /// written to a temp file beside it and renamed (traces/atomic_file.h).

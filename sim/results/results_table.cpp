@@ -38,6 +38,24 @@ std::string pad(const std::string& s, std::size_t width, bool left) {
 
 }  // namespace
 
+void print_aligned_table(std::ostream& out, const std::vector<std::vector<std::string>>& cells) {
+  std::vector<std::size_t> width;
+  for (const auto& row : cells) {
+    if (width.size() < row.size()) width.resize(row.size(), 0);
+    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], display_width(row[i]));
+  }
+  for (std::size_t k = 0; k < cells.size(); ++k) {
+    out << " ";
+    for (std::size_t i = 0; i < cells[k].size(); ++i) out << " " << pad(cells[k][i], width[i], i == 0);
+    out << "\n";
+    if (k == 0) {
+      std::size_t total = 1;
+      for (auto w : width) total += w + 1;
+      out << "  " << std::string(total - 2, '-') << "\n";
+    }
+  }
+}
+
 std::string format_bytes_si(ByteCount bytes) {
   const double b = static_cast<double>(bytes);
   if (b < 1e3) return std::to_string(bytes) + " B";
@@ -132,9 +150,12 @@ void print_results_tables(std::ostream& out, const ScenarioResults& results) {
     out << "\n" << results.scenario_name;
     if (points > 1) out << "  [point " << (p + 1) << "/" << points << "] " << first.point_label;
     const bool blocks = first.size_unit == "blocks";  // cache.ignore_sizes
-    out << "\n  fast tier "
-        << (blocks ? std::to_string(first.capacity_bytes) + " blocks (sizes ignored)" : format_bytes_si(first.capacity_bytes));
-    if (first.footprint_bytes > 0) {
+    const bool no_tier = first.capacity_text == "none";  // every policy as_recorded (resolve_cache)
+    out << "\n  "
+        << (no_tier  ? std::string("no fast tier (every policy as_recorded)")
+            : blocks ? "fast tier " + std::to_string(first.capacity_bytes) + " blocks (sizes ignored)"
+                     : "fast tier " + format_bytes_si(first.capacity_bytes));
+    if (first.footprint_bytes > 0 && !no_tier) {
       out << " = " << format_percent(static_cast<double>(first.capacity_bytes) / static_cast<double>(first.footprint_bytes))
           << (blocks ? " of the trace's distinct blocks (" + std::to_string(first.footprint_bytes) + ")"
                      : " of the trace's footprint (" + format_bytes_si(first.footprint_bytes) + ")");
@@ -165,20 +186,7 @@ void print_results_tables(std::ostream& out, const ScenarioResults& results) {
       row.push_back(format_count(r->accesses_per_second()));
       cells.push_back(std::move(row));
     }
-    std::vector<std::size_t> width(head.size(), 0);
-    for (const auto& row : cells) {
-      for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], display_width(row[i]));
-    }
-    for (std::size_t k = 0; k < cells.size(); ++k) {
-      out << " ";
-      for (std::size_t i = 0; i < cells[k].size(); ++i) out << " " << pad(cells[k][i], width[i], i == 0);
-      out << "\n";
-      if (k == 0) {
-        std::size_t total = 1;
-        for (auto w : width) total += w + 1;
-        out << "  " << std::string(total - 2, '-') << "\n";
-      }
-    }
+    print_aligned_table(out, cells);
   }
 }
 

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "sim/core/units.h"
 #include "sim/results/run_result.h"
@@ -17,6 +18,12 @@ namespace flashsim {
 /// KV out-of-memory point when a run reached it (columns appear only when
 /// some run of the table has them).
 void print_results_tables(std::ostream& out, const ScenarioResults& results);
+
+/// Prints `cells` (row 0 the head) as the run tables are: two spaces in,
+/// columns one space apart at the width of their widest cell (UTF-8 code
+/// points), the first left-aligned and the rest right-aligned, a rule of
+/// dashes under the head. Rows may be shorter than the head.
+void print_aligned_table(std::ostream& out, const std::vector<std::vector<std::string>>& cells);
 
 /// "17.6 GB" (SI, 3 significant digits; "512 B" below 1 kB).
 std::string format_bytes_si(ByteCount bytes);

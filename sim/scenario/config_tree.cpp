@@ -195,19 +195,33 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return d[a.size()][b.size()];
 }
 
-// Where each document of a YAML stream starts (nothing else is kept).
+// Where each document of a YAML stream starts, and whether it holds more
+// than a null (an empty document, e.g. a lone trailing '---', holds nothing).
 struct DocumentStarts final : YAML::EventHandler {
   std::vector<YAML::Mark> marks;
-  void OnDocumentStart(const YAML::Mark& mark) override { marks.push_back(mark); }
+  bool content = false;  ///< of the last document
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    marks.push_back(mark);
+    content = false;
+  }
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
-  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override { content = true; }
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override { content = true; }
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    content = true;
+  }
   void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    content = true;
+  }
   void OnMapEnd() override {}
 };
+
+// Empty documents after the first read before a later one is taken for a
+// second scenario (each takes at least a '---' line; the bound keeps a
+// parser that stops advancing from looping).
+constexpr int kMaxEmptyDocuments = 64;
 
 }  // namespace
 
@@ -215,14 +229,24 @@ ConfigNode parse_yaml_text(std::string_view text, const std::string& display_nam
   YAML::Node root;
   try {
     root = YAML::Load(std::string(text));
-    // A second document (after `---`) is refused, not dropped. The parser is
-    // asked for two documents at most: YAML::LoadAll loops without end on some
+    // A second document (after `---`) is refused, not dropped; empty ones
+    // (a trailing '---') lose nothing and are let be. The parser is asked for
+    // a bounded number of documents: YAML::LoadAll loops without end on some
     // malformed input (a stray ']' after the first document, found by fuzzing).
     std::istringstream in{std::string(text)};
     YAML::Parser parser(in);
     DocumentStarts starts;
-    if (parser.HandleNextDocument(starts) && parser.HandleNextDocument(starts) && starts.marks.size() > 1) {
-      throw_at(pos_of(starts.marks[1], display_name), "",
+    bool second = false;
+    if (parser.HandleNextDocument(starts)) {
+      for (int k = 0; k <= kMaxEmptyDocuments && parser.HandleNextDocument(starts); ++k) {
+        if (starts.content || k == kMaxEmptyDocuments) {
+          second = true;
+          break;
+        }
+      }
+    }
+    if (second) {
+      throw_at(pos_of(starts.marks.back(), display_name), "",
                "more after the first YAML document (a second document after '---', or a bracket that closes "
                "nothing): one file holds one scenario or profile; split it into files (a folder of scenarios runs "
                "them all)");
@@ -375,7 +399,13 @@ void set_at_path(ConfigNode& root, std::string_view dotted, ConfigNode value, co
       created = created || node->items[index].is_null();
       node = &node->items[index];
     } else {
-      throw_at(where, dotted, "'" + walked + "' goes inside a scalar");
+      // A component named alone (engine: program) stands for {impl: NAME}: say how to give it keys.
+      const std::string parent = walked.substr(0, walked.size() - part.size() - (walked.size() > part.size()));
+      throw_at(where, dotted,
+               "'" + parent + "' is the scalar '" + node->scalar + "', which holds no key '" + part +
+                   "'; if it names a component, write it as a map with its keys (in the file: " + parent +
+                   ": {impl: " + node->scalar + "}; or --set '" + parent + "={impl: " + node->scalar + ", " + part +
+                   ": ...}')");
     }
   }
   *node = std::move(value);

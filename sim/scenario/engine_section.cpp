@@ -15,11 +15,13 @@ struct Written {
   std::string key;
 };
 
-// An entry of `map` (a written, non-null value), at its key's position.
-std::optional<Written> entry_of(const ConfigNode* map, std::string_view prefix, std::string_view key) {
+// An entry of `map` (a written, non-null value other than `neutral`), at its key's position.
+std::optional<Written> entry_of(const ConfigNode* map, std::string_view prefix, std::string_view key,
+                                std::string_view neutral = {}) {
   if (map == nullptr || !map->is_map()) return std::nullopt;
   const ConfigEntry* e = map->find_entry(key);
   if (e == nullptr || e->value.is_null()) return std::nullopt;
+  if (!neutral.empty() && e->value.is_scalar() && e->value.scalar == neutral) return std::nullopt;
   // `prefetch: []` and `segment_shares: {}` ask for nothing.
   if (e->value.is_sequence() && e->value.items.empty()) return std::nullopt;
   if (e->value.is_map() && e->value.entries.empty()) return std::nullopt;
@@ -34,6 +36,7 @@ struct Feature {
   std::string key;      ///< the dotted name engines declare
   std::string section;  ///< "", "workload", "cache", "outputs" or "policies"
   std::string leaf;     ///< the key inside the section ("" for policies.as_recorded)
+  std::string neutral = {};  ///< a value that asks for nothing (cache.granularity: whole), allowed everywhere
 };
 
 const std::vector<Feature>& features() {
@@ -53,7 +56,7 @@ const std::vector<Feature>& features() {
       {"bandwidth.reservation", "bandwidth", "reservation"},
       {"serving.kv_resident", "serving", "kv_resident"},
       {"serving.occupancy_window", "serving", "occupancy_window"},
-      {"outputs.window", "outputs", "window"}, {"cache.granularity", "cache", "granularity"},
+      {"outputs.window", "outputs", "window"}, {"cache.granularity", "cache", "granularity", "whole"},
       {"cache.allocator", "cache", "allocator"}, {"cache.pin", "cache", "pin"},
       {"cache.size_change", "cache", "size_change"}, {"cache.ignore_sizes", "cache", "ignore_sizes"},
   };
@@ -72,7 +75,9 @@ std::optional<Written> written(const ConfigNode& tree, const Feature& f) {
     const ConfigNode* hw = tree.find("hardware");
     if (hw == nullptr || !hw->is_map() || hw->find("tiers") != nullptr) return std::nullopt;
   }
-  if (f.section != "policies") return entry_of(f.section.empty() ? &tree : tree.find(f.section), f.section, f.leaf);
+  if (f.section != "policies") {
+    return entry_of(f.section.empty() ? &tree : tree.find(f.section), f.section, f.leaf, f.neutral);
+  }
   const ConfigNode* policies = tree.find("policies");
   if (policies == nullptr || !policies->is_sequence()) return std::nullopt;
   for (std::size_t i = 0; i < policies->items.size(); ++i) {

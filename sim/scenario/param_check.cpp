@@ -85,6 +85,13 @@ void check_param_value(const ConfigNode& node, std::string_view key, const Param
     throw_at(node.pos, key,
              "value '" + text + "' out of range " + describe_param_range(spec));
   }
+  if (spec.check) {
+    try {
+      spec.check(text);
+    } catch (const InputError& e) {
+      throw_at(node.pos, key, e.what());
+    }
+  }
   // A bare number has a plain reading (ns, B/s) that is rarely what was meant.
   const bool bare = text.find_first_not_of("0123456789.eE+- ") == std::string::npos;
   if (bare && numeric != 0.0 && (spec.type == ParamType::duration || spec.type == ParamType::bandwidth)) {

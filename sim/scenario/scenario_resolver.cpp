@@ -206,6 +206,11 @@ CacheSpec resolve_cache(const ConfigNode* given, const ConfigNode& root, ConfigN
   if (!capacity && !no_tier) {
     throw_at(node->pos, "cache", "missing key 'capacity' (e.g. 2GiB, or 50% of the trace's footprint)");
   }
+  if (capacity && no_tier) {
+    throw_at(capacity->pos, "cache.capacity",
+             "every policy is as_recorded (the program's own copies: no fast tier), so no run reads the capacity; "
+             "leave it out, or add a policy that keeps a fast tier (e.g. policies: [as_recorded, lru])");
+  }
   resolved = ConfigNode::make_map();
   if (capacity) {
     c.capacity = parse_capacity(*capacity);
@@ -400,8 +405,9 @@ Scenario resolve_scenario_tree(const ConfigNode& tree, const std::filesystem::pa
   } else {
     s.workload = resolve_workload(workload_node, tree, base_dir, workload_r);
   }
-  s.cache = resolve_cache(tree.find("cache"), tree, cache_r, only_as_recorded_policies(tree));
+  // Policies first: whether there is a fast tier (cache.capacity) depends on them.
   s.policies = resolve_policies(tree.find("policies"), tree, policies_r);
+  s.cache = resolve_cache(tree.find("cache"), tree, cache_r, only_as_recorded_policies(tree));
   ConfigNode prefetch_r, bandwidth_r, serving_r;
   s.prefetchers = resolve_prefetch_list(tree.find("prefetch"), "prefetch", prefetch_r);
   const BandwidthOptions bandwidth = resolve_bandwidth_options(tree.find("bandwidth"), bandwidth_r);

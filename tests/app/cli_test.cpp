@@ -42,6 +42,41 @@ TEST(Cli, RunPrintsTablesAndWritesResults) {
   EXPECT_THAT(o.err, ::testing::HasSubstr("\n[4/4] "));
 }
 
+// A statistic a component reports shows in the terminal too: the table
+// says how many there are, --components prints them (numbers per policy in
+// their unit, texts once when equal, series listed).
+TEST(Cli, RunComponentsPrintsEveryComponentStatistic) {
+  test::TempDir dir;
+  const std::string trace =
+      std::string(FLASHSIM_SOURCE_DIR) + "/validate/baselines/h200/programs/double_buffer_prefetch.h5";
+  const std::string quick = "run --trace " + trace + " --engine program --hardware h200-calibrated --policies as_recorded --set engine.skip_steps=10 -q";
+  const Outcome plain = run_flashsim(dir.path(), quick);
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  const auto j = nlohmann::json::parse(test::read_file(dir / "flashsim-results/double_buffer_prefetch/summary.json"));
+  const auto& run = j["runs"][0];
+  const std::size_t n = run["components"].size() + run["component_texts"].size() + run["component_series"].size();
+  EXPECT_NE(plain.out.find("the runs' components report " + std::to_string(n) + " more statistics (--components prints them)"),
+            std::string::npos)
+      << plain.out;
+  EXPECT_EQ(plain.out.find("program.median_step_ns"), std::string::npos) << plain.out;
+  const Outcome full = run_flashsim(dir.path(), quick + " --force --components");
+  ASSERT_EQ(full.code, 0) << full.err;
+  EXPECT_NE(full.out.find("double_buffer_prefetch: components\n  component.name"), std::string::npos) << full.out;
+  EXPECT_NE(full.out.find("  no fast tier (every policy as_recorded), program engine"), std::string::npos) << full.out;
+  EXPECT_THAT(full.out, ::testing::ContainsRegex("\n  program\\.median_step_ns +9\\.8[0-9] ms\n"));
+  EXPECT_THAT(full.out, ::testing::ContainsRegex("\n  program\\.copies +308\n"));
+  EXPECT_NE(full.out.find("\n  program.step_rule: nvtx:flashsim.step\n"), std::string::npos) << full.out;
+  EXPECT_NE(full.out.find("\n  program.regime_first_steps: 10\n"), std::string::npos) << full.out;
+  EXPECT_THAT(full.out, ::testing::ContainsRegex("\n  program\\.step_ns: 9\\.[0-9]+ ms(, 9\\.[0-9]+ ms){7}\n"));
+  // Every number, text and series of summary.json has its line.
+  for (const char* list : {"components", "component_texts", "component_series"}) {
+    for (const auto& c : run[list]) {
+      const std::string key = "\n  " + c["component"].get<std::string>() + "." + c["name"].get<std::string>();
+      EXPECT_NE(full.out.find(key), std::string::npos) << key;
+    }
+  }
+}
+
 // A captured program through the command line: trace stats shows it, predict
 // gives the committed baseline's prediction, and a trace without one is named.
 TEST(Cli, TraceStatsShowsTheProgramAndPredictRunsIt) {
@@ -64,7 +99,21 @@ TEST(Cli, TraceStatsShowsTheProgramAndPredictRunsIt) {
   EXPECT_NEAR(median, 9.80e6, 0.01 * 9.80e6);
   const Outcome none = run_flashsim(dir.path(), "predict " + trace + " --skip-steps 18");
   EXPECT_EQ(none.code, 2);
-  EXPECT_NE(none.err.find("leaves no step to measure"), std::string::npos) << none.err;
+  // In predict's words: the trace and its option, checked on the step marks before the simulation.
+  EXPECT_NE(none.err.find("flashsim predict: error: " + trace +
+                          ": --skip-steps 18: the capture has 19 step marks (rule 'nvtx:flashsim.step'), which "
+                          "leaves no step to measure"),
+            std::string::npos)
+      << none.err;
+  const Outcome regime = run_flashsim(dir.path(), "predict " + trace + " --skip-steps 10 --regime 3");
+  EXPECT_EQ(regime.code, 2);
+  EXPECT_NE(regime.err.find(": --regime 3: the program has 1 regime(s), numbered from 0"), std::string::npos)
+      << regime.err;
+  // Both spellings of the engine's fresh_pages choice.
+  for (const char* fresh : {"per_copy", "per-copy"}) {
+    const Outcome f = run_flashsim(dir.path(), "predict " + trace + " --skip-steps 10 --fresh-pages " + fresh);
+    EXPECT_EQ(f.code, 0) << fresh << ": " << f.err;
+  }
   const std::string v1 = std::string(FLASHSIM_SOURCE_DIR) + "/hw/capture/example/offload_stream.capture.h5";
   const Outcome old = run_flashsim(dir.path(), "predict " + v1);
   EXPECT_EQ(old.code, 2);

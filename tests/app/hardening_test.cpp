@@ -93,6 +93,10 @@ TEST(Hardening, ASecondYamlDocumentIsRefusedAtItsLine) {
   // A stray bracket after the first document: YAML::LoadAll never returns on it (fuzzing found it).
   EXPECT_THAT(yaml_error("# a comment\n, medium, long]\n"), HasSubstr("more after the first YAML document"));
   EXPECT_EQ(yaml_error("---\nname: a\n"), "");
+  // Empty documents lose nothing: a lone trailing `---` is let be, a later scenario is not.
+  EXPECT_EQ(yaml_error("name: a\n---\n"), "");
+  EXPECT_EQ(yaml_error("name: a\n---\n---\n...\n"), "");
+  EXPECT_THAT(yaml_error("name: a\n---\n---\nname: b\n"), HasSubstr("s.yaml:3:1: more after the first YAML document"));
   EXPECT_EQ(parse_yaml_text("---\nname: a\n", "s.yaml").find("name")->scalar, "a");
 }
 

@@ -75,9 +75,20 @@ TEST(ProgramEngine, AsRecordedNeedsTheProgramEngineAndAProgram) {
   const std::string v1 = std::string(FLASHSIM_SOURCE_DIR) + "/hw/capture/example/offload_stream.capture.h5";
   RunnerOptions options;
   options.jobs = 1;
+  // as_recorded alone keeps no fast tier: a capacity would be read by no run.
+  try {
+    (void)ScenarioDocument::from_file(write("name: x\nengine: {impl: program}\nhardware: {profile: h200-calibrated}\n"
+                                            "workload: {trace: " + v1 + "}\ncache: {capacity: 1GiB}\n"
+                                            "policies: [as_recorded]\n"))
+        .resolve(ScenarioDocument::from_file(dir / "s.yaml").points().front());
+    ADD_FAILURE() << "cache.capacity accepted with as_recorded alone";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("s.yaml:5:19: key 'cache.capacity': every policy is as_recorded"),
+              std::string::npos) << e.what();
+  }
   try {
     run_scenario(ScenarioDocument::from_file(write("name: x\nengine: {impl: program}\nhardware: {profile: h200-calibrated}\n"
-                                                   "workload: {trace: " + v1 + "}\ncache: {capacity: 1GiB}\n"
+                                                   "workload: {trace: " + v1 + "}\n"
                                                    "policies: [as_recorded]\n")),
                  options);
     ADD_FAILURE() << "a trace without a program ran";
@@ -161,6 +172,45 @@ TEST(ProgramEngine, TheScenarioKeysItReadsChangeItsRuns) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("key 'cache.granularity': engine 'program' does not use it"), std::string::npos)
         << e.what();
+  }
+}
+
+// The engine's text parameters have rules of their own (ParamSpec::check):
+// a bad value is refused when the scenario is read, at its line, not when
+// the run starts.
+TEST(ProgramEngine, TextParametersAreCheckedWhereTheyAreWritten) {
+  test::TempDir dir;
+  const std::string trace = std::string(FLASHSIM_SOURCE_DIR) + "/validate/baselines/h200/programs/double_buffer_prefetch.h5";
+  auto error = [&](const std::string& params) {
+    std::ofstream(dir / "s.yaml") << "name: x\nengine: {impl: program, " << params
+                                  << "}\nhardware: {profile: h200-calibrated}\nworkload: {trace: " << trace
+                                  << "}\npolicies: [as_recorded]\n";
+    try {
+      const ScenarioDocument d = ScenarioDocument::from_file(dir / "s.yaml");
+      (void)d.resolve(d.points().front());
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(error("capture_gap: 2xx").find("s.yaml:2:38: key 'engine.capture_gap': '2xx' is neither measured nor a "
+                                           "duration (e.g. 2us)"),
+            std::string::npos)
+      << error("capture_gap: 2xx");
+  EXPECT_NE(error("regime: fast").find("s.yaml:2:33: key 'engine.regime': 'fast': expected steady, first, all or a "
+                                       "regime number"),
+            std::string::npos)
+      << error("regime: fast");
+  EXPECT_EQ(error("capture_gap: 2us, regime: 0"), "");
+  // A sweep value is checked as well, at its own line.
+  std::ofstream(dir / "s.yaml") << "name: x\nengine: {impl: program}\nhardware: {profile: h200-calibrated}\n"
+                                   "workload: {trace: " << trace << "}\npolicies: [as_recorded]\n"
+                                   "sweep:\n  engine.capture_gap: [measured, 1 parsec]\n";
+  try {
+    (void)resolve_points(ScenarioDocument::from_file(dir / "s.yaml"));
+    ADD_FAILURE() << "a bad swept capture_gap was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("'1 parsec' is neither measured nor a duration"), std::string::npos) << e.what();
   }
 }
 

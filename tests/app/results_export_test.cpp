@@ -157,7 +157,7 @@ TEST_F(ResultsExportCli, CsvTablesEqualSummaryJsonAndEachOther) {
   // Columns: summary.json's keys but components, in order.
   std::vector<std::string> keys;
   for (const auto& [k, v] : doc["runs"][0].items()) {
-    if (k != "components") keys.push_back(k);
+    if (k != "components" && k != "component_texts" && k != "component_series") keys.push_back(k);
   }
   EXPECT_EQ(summary.header, keys);
   ASSERT_EQ(summary.rows.size(), 2u);
@@ -213,7 +213,58 @@ TEST_F(ResultsExportCli, CsvTablesEqualSummaryJsonAndEachOther) {
     EXPECT_EQ(e.path().extension(), ".csv") << e.path();
     ++files;
   }
-  EXPECT_EQ(files, 4u);
+  EXPECT_EQ(files, 6u);  // summary, timeseries, requests, components, component_texts, component_series
+}
+
+// A program engine run reports texts and series: each is a table, the
+// series one row per value, equal to summary.json's lists.
+TEST_F(ResultsExportCli, ComponentTextsAndSeriesAreTablesOfTheirOwn) {
+  const std::string capture = std::string(FLASHSIM_SOURCE_DIR) + "/validate/baselines/h200/programs/double_buffer_prefetch.h5";
+  auto o = run_flashsim(dir_->path(), "run --trace " + capture +
+                                          " --engine program --policies as_recorded --set engine.skip_steps=10 "
+                                          "--out prog --no-progress");
+  ASSERT_EQ(o.code, 0) << o.err;
+  o = run_flashsim(dir_->path(), "results export prog --format csv");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const nlohmann::ordered_json run =
+      nlohmann::ordered_json::parse(test::read_file(dir_->path() / "prog" / "summary.json"))["runs"][0];
+  const std::filesystem::path out = dir_->path() / "prog" / "export-csv";
+  const Table texts = read_table(out / "component_texts.csv");
+  EXPECT_EQ(texts.header, (std::vector<std::string>{"run", "component", "name", "text"}));
+  ASSERT_EQ(texts.rows.size(), run["component_texts"].size());
+  ASSERT_GT(texts.rows.size(), 3u);
+  for (std::size_t k = 0; k < texts.rows.size(); ++k) {
+    EXPECT_EQ(texts.at(k, "name"), run["component_texts"][k]["name"].get<std::string>());
+    EXPECT_EQ(texts.at(k, "text"), run["component_texts"][k]["text"].get<std::string>());
+  }
+  const Table series = read_table(out / "component_series.csv");
+  EXPECT_EQ(series.header, (std::vector<std::string>{"run", "component", "name", "unit", "index", "value"}));
+  std::size_t values = 0, row_of_step = 0;
+  bool found = false;
+  for (const auto& s : run["component_series"]) {
+    if (s["name"] == "step_ns") {
+      row_of_step = values;
+      found = true;
+    }
+    values += s["values"].size();
+  }
+  ASSERT_TRUE(found);
+  EXPECT_EQ(series.rows.size(), values);
+  // program.step_ns: 8 steps after the skip of 10 (of 19 marks), in order, to the bit.
+  const auto& steps = run["component_series"];
+  for (const auto& s : steps) {
+    if (s["name"] != "step_ns") continue;
+    ASSERT_EQ(s["values"].size(), 8u);
+    for (std::size_t i = 0; i < 8; ++i) {
+      EXPECT_EQ(series.at(row_of_step + i, "name"), "step_ns");
+      EXPECT_EQ(series.at(row_of_step + i, "unit"), "ns");
+      EXPECT_EQ(series.at(row_of_step + i, "index"), std::to_string(i));
+      EXPECT_EQ(std::strtod(series.at(row_of_step + i, "value").c_str(), nullptr), s["values"][i].get<double>());
+    }
+  }
+  // The summary table keeps none of the three lists.
+  const Table summary = read_table(out / "summary.csv");
+  for (const std::string& h : summary.header) EXPECT_EQ(h.find("component"), std::string::npos) << h;
 }
 
 TEST_F(ResultsExportCli, AValueOfTheWrongTypeIsNamedAndNothingIsWritten) {

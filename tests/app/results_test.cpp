@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "sim/core/errors.h"
+#include "sim/results/component_table.h"
 #include "sim/results/metric_schema.h"
 #include "sim/results/results_table.h"
 #include "sim/results/results_writer.h"
@@ -249,6 +250,56 @@ TEST(ResultsTable, OneTablePerPointWithEveryColumn) {
   }
   EXPECT_NE(text.find("mlru(reading=literal)"), std::string::npos);
   EXPECT_NE(text.find("25.0% of the trace's footprint"), std::string::npos) << text;
+}
+
+// The components' printer, on two hand-made runs of one point: numbers in
+// their unit ("-" where a run lacks one), a text equal in both once, texts
+// that differ per run (a multi-line one indented), series listed or summed up.
+TEST(ComponentTable, NumbersTextsAndSeriesAsTheTerminalShowsThem) {
+  ScenarioResults results;
+  results.scenario_name = "s";
+  results.point_labels = {""};
+  for (const char* policy : {"lru", "arc"}) {
+    RunResult r;
+    r.policy_label = policy;
+    ComponentStats& c = r.result.components;
+    c.add("l2", "busy_ns", "ns", policy == std::string("lru") ? 1500 : 2'000'000);
+    c.add("l2", "hit_ratio", "1", 0.25);
+    if (policy == std::string("lru")) c.add("tier.hbm", "bytes", "bytes", 2e9);
+    c.add("link", "copies", "count", 12);
+    c.add_text("device", "name", "H200");
+    c.add_text("program", "warnings", policy == std::string("lru") ? "" : "first\nsecond");
+    c.add_series("program", "step_ns", "ns", {1e6, 2e6});
+    std::vector<double> long_series(9, 3.0);
+    long_series[0] = 1.0;
+    c.add_series("replay", "tokens", "", long_series);
+    results.runs.push_back(r);
+  }
+  EXPECT_EQ(count_component_statistics(results), 8u);  // 4 numbers, 2 texts, 2 series
+  std::ostringstream out;
+  print_component_tables(out, results);
+  EXPECT_EQ(out.str(),
+            "\ns: components\n"
+            "  component.name     lru     arc\n"
+            "  ------------------------------\n"
+            "  l2.busy_ns     1.50 \xC2\xB5s 2.00 ms\n"
+            "  l2.hit_ratio     25.0%   25.0%\n"
+            "  tier.hbm.bytes 2.00 GB       -\n"
+            "  link.copies         12      12\n"
+            "  device.name: H200\n"
+            "  program.warnings [lru]: (empty)\n"
+            "  program.warnings [arc]:\n"
+            "    first\n"
+            "    second\n"
+            "  program.step_ns: 1.00 ms, 2.00 ms\n"
+            "  replay.tokens: 9 values: min 1, median 3, max 3\n");
+  // A run without components prints nothing.
+  ScenarioResults none = results;
+  for (RunResult& r : none.runs) r.result.components = {};
+  std::ostringstream empty;
+  print_component_tables(empty, none);
+  EXPECT_EQ(empty.str(), "");
+  EXPECT_EQ(count_component_statistics(none), 0u);
 }
 
 TEST(ResultsTable, Formats) {

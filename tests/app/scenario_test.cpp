@@ -386,7 +386,15 @@ TEST_F(ScenarioTest, OverrideErrorsNameTheOption) {
   std::string msg = error_of<UnitError>([&] { resolve(kBase, {parse_override("cache.capacity=2 parsecs")}); });
   EXPECT_NE(msg.find("--set cache.capacity=2 parsecs: key 'cache.capacity'"), std::string::npos) << msg;
   msg = error_of<InputError>([&] { resolve(kBase, {parse_override("name.x=1")}); });
-  EXPECT_NE(msg.find("'name.x' goes inside a scalar"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("key 'name.x': 'name' is the scalar"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("which holds no key 'x'"), std::string::npos) << msg;
+  // A component named alone: the message says how to give it keys.
+  msg = error_of<InputError>([&] { resolve(std::string(kBase) + "engine: cache_only\n", {parse_override("engine.x=1")}); });
+  EXPECT_NE(msg.find("'engine' is the scalar 'cache_only', which holds no key 'x'; if it names a component, write it "
+                     "as a map with its keys (in the file: engine: {impl: cache_only}; or --set 'engine={impl: "
+                     "cache_only, x: ...}')"),
+            std::string::npos)
+      << msg;
   msg = error_of<InputError>([&] { resolve(kBase, {parse_override("policies.5.impl=lru")}); });
   EXPECT_NE(msg.find("index 5 is beyond the list's 1 elements"), std::string::npos) << msg;
   msg = error_of<InputError>([] { parse_override("novalue"); });

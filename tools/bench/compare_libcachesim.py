@@ -42,9 +42,17 @@ if not os.path.isfile(args.trace):
     ap.error(f"{args.trace}: no such file")
 if args.repeats < 1:
     ap.error("--repeats: expected 1 or more")
+POLICIES = ("lru", "arc", "s3fifo", "sieve", "belady")  # named alike by both tools
 for c in args.capacities.split(","):
-    if not c.isdigit() or int(c) == 0:
+    if not re.fullmatch(r"[0-9]+", c) or int(c) == 0:  # str.isdigit() also takes superscript digits
         ap.error(f"capacities: '{c}' is not a number of objects > 0 (libCacheSim's --ignore-obj-size 1 counts objects)")
+for p in args.policies.split(","):
+    if p not in POLICIES:
+        ap.error(f"--policies: '{p}' is not one of {','.join(POLICIES)} (the policies both tools name alike)")
+if args.cachesim and not (os.path.isfile(args.cachesim) and os.access(args.cachesim, os.X_OK)):
+    ap.error(f"--cachesim {args.cachesim}: no such executable file")
+if args.libcachesim_src and not os.path.isdir(args.libcachesim_src):
+    ap.error(f"--libcachesim-src {args.libcachesim_src}: no such folder")
 if not os.path.isfile(args.flashsim_bench):
     ap.error(f"--flashsim-bench {args.flashsim_bench}: no such file (build it: cmake --build build)")
 

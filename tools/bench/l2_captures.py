@@ -3,6 +3,7 @@
 range walk against the per-line reference, on this machine.
 
 usage: tools/bench/l2_captures.py [--repeats N] [--flashsim build/bin/flashsim]
+                                 [--captures 'validate/baselines/h200/programs/*.h5']
 
 Per capture and l2.model: the median and range of the run's accesses per
 second (summary.json host.runs[].accesses_per_second, the run table's acc/s:
@@ -26,12 +27,16 @@ if args.repeats < 1:
     ap.error("--repeats: expected 1 or more")
 if not glob.glob(args.captures):
     ap.error(f"--captures {args.captures}: no file matches")
+if not (os.path.isfile(args.flashsim) and os.access(args.flashsim, os.X_OK)):
+    ap.error(f"--flashsim {args.flashsim}: no such executable file (build it: cmake --build build)")
 
 def run(trace, model, out):
     setting = "hardware.l2.capacity=0B" if model == "off" else f"hardware.l2.model={model}"
     cmd = [args.flashsim, "run", "--trace", trace, "--engine", "event", "--hardware", "h200-calibrated",
            "--policies", "lru", "--capacity", "50%", "--set", setting, "-o", out, "--force"]
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        sys.exit(f"l2_captures.py: {' '.join(cmd)} failed ({p.returncode}): {p.stderr[-2000:]}")
     with open(os.path.join(out, "summary.json")) as f:
         s = json.load(f)
     return s["host"]["runs"][0]["accesses_per_second"], s["runs"][0]

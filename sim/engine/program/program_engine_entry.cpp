@@ -34,7 +34,8 @@ std::vector<ParamSpec> program_params() {
              {"calibrated", "recorded"}),
       {"capture_gap", ParamType::text, "measured",
        "the capture's cost taken off each recorded gap between calls: measured (the trace's probe figures, "
-       "schema 3; none in older traces) or a duration (e.g. 2us)", -1e300, 1e300, {}},
+       "schema 3; none in older traces) or a duration (e.g. 2us)", -1e300, 1e300, {},
+       [](const std::string& t) { parse_capture_gap(t); }},
       choice("copy_curves", "capture",
              "pageable copy time: capture (the curves the capture fitted from its own copies, schema 3; else the "
              "profile's), fit (fitted now from the trace's copies) or profile (the hardware profile's)",
@@ -56,18 +57,9 @@ std::vector<ParamSpec> program_params() {
        -1, 1024, {}},
       {"regime", ParamType::text, "steady",
        "the steps program.median_step_ns is of: steady (the last regime), first, all, or a regime number "
-       "(one per flashsim.repeat mark, else change points over the captured step times)", -1e300, 1e300, {}},
+       "(one per flashsim.repeat mark, else change points over the captured step times)", -1e300, 1e300, {},
+       [](const std::string& t) { check_regime(t); }},
   };
-}
-
-// The engine's text parameters, checked by the engine's own rule (program_engine.h).
-template <class Parse>
-auto parameter(const char* key, const std::string& text, Parse&& parse) -> decltype(parse(text)) {
-  try {
-    return parse(text);
-  } catch (const InputError& e) {
-    throw InputError(std::string("engine program: ") + key + ": " + e.what());
-  }
 }
 
 EngineTraits program_traits() {
@@ -93,7 +85,7 @@ FLASHSIM_REGISTER(EngineRegistry,
                         o.host_memory = host_memory_mode(v.text("host_memory"));
                         o.skip_steps = static_cast<std::uint64_t>(v.integer("skip_steps"));
                         o.host_time = v.text("host_time") == "recorded" ? HostTime::recorded : HostTime::calibrated;
-                        o.capture_gap_ns = parameter("capture_gap", v.text("capture_gap"), parse_capture_gap);
+                        o.capture_gap_ns = parse_capture_gap(v.text("capture_gap"));  // checked by its spec
                         const std::string& curves = v.text("copy_curves");
                         o.copy_curves = curves == "profile" ? CopyCurveSource::profile
                                         : curves == "fit"   ? CopyCurveSource::fit
@@ -105,7 +97,7 @@ FLASHSIM_REGISTER(EngineRegistry,
                         o.recorded_copy_time = v.text("recorded_copy_time") == "true";
                         o.static_placement_bytes = v.bytes("static_placement");
                         o.prefetch_distance = v.integer("prefetch_distance");
-                        o.regime = parameter("regime", v.text("regime"), check_regime);
+                        o.regime = v.text("regime");
                         return std::make_unique<ProgramEngine>(o);
                       },
                       program_traits()}));
