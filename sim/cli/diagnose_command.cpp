@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -227,8 +228,11 @@ json diagnose_trace(const std::string& trace, const Options& o, const HardwarePr
   for (std::string line; std::getline(warnings, line);) std::cerr << "flashsim diagnose: warning: " << line << "\n";
   std::printf("levers (execution model; as captured it predicts %.3f ms per step against %.3f ms recorded, %+.1f%%):\n",
               lv.model_median_step_ms, lv.recorded_median_step_ms, lv.model_error * 100.0);
+  int name_width = 18;  // the widest lever name, so that the columns stay aligned (tier:static_fraction)
+  for (const LeverResult& l : lv.levers) name_width = std::max(name_width, static_cast<int>(l.name.size()));
   for (const LeverResult& l : lv.levers) {
-    std::printf("  %-18s %10.3f ms  %+6.1f%%  %s\n", l.name.c_str(), l.median_step_ms, l.change * 100.0, l.what.c_str());
+    std::printf("  %-*s %10.3f ms  %+6.1f%%  %s\n", name_width, l.name.c_str(), l.median_step_ms, l.change * 100.0,
+                l.what.c_str());
     j["levers"].push_back({{"lever", l.name}, {"what", l.what}, {"median_step_ms", l.median_step_ms},
                            {"change", l.change}, {"offline", l.offline}, {"run", l.run}});
   }

@@ -14,6 +14,7 @@ namespace flashsim::diagnose {
 ProgramLevers simulate_program_levers(const std::string& trace, const TraceMeta& meta, const LeverOptions& options) {
   if (!meta.program || meta.program->empty()) throw InputError("the trace has no program (capture schema 2)");
   ProgramLevers out;
+  const auto traces = std::make_shared<TraceProviderCache>();  // the capture read once for every lever
   // One scenario a lever: the capture on engine program, every step after the skip (regime all).
   // Each lever's scenario is a point of out.runs labelled lever=NAME, so that its runs tell which lever they are.
   auto run = [&](const std::string& lever, std::vector<std::string> policies,
@@ -30,6 +31,7 @@ ProgramLevers simulate_program_levers(const std::string& trace, const TraceMeta&
     q.engine_params.insert(q.engine_params.end(), params.begin(), params.end());
     RunnerOptions runner;
     runner.jobs = options.jobs;
+    runner.trace_cache = traces;
     ScenarioResults r = run_scenario(
         ScenarioDocument::from_text(quick_scenario_yaml(q), "flashsim diagnose", std::filesystem::current_path()),
         runner);

@@ -87,7 +87,10 @@ ScenarioResults run_scenario(const ScenarioDocument& document, std::vector<Scena
   for (const std::size_t p : chosen) {
     const std::string key = trace_key(scenarios[p].workload);
     auto& slot = providers[key];
-    if (!slot) slot = std::make_shared<TraceProvider>(scenarios[p].workload, options.memory_limit_records);
+    if (!slot) {
+      slot = options.trace_cache ? options.trace_cache->get(scenarios[p].workload, options.memory_limit_records)
+                                 : std::make_shared<TraceProvider>(scenarios[p].workload, options.memory_limit_records);
+    }
     provider_of[p] = slot.get();
     if (scenarios[p].cache.capacity.is_fraction) {
       // With sizes ignored every block is one unit: a share of the blocks.

@@ -5,12 +5,14 @@
 #pragma once
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <ostream>
 #include <vector>
 
 #include "sim/engine/engine_registry.h"
 #include "sim/results/run_result.h"
 #include "sim/run/run_limits.h"
+#include "sim/run/trace_provider.h"
 #include "sim/scenario/scenario_document.h"
 
 namespace flashsim {
@@ -34,6 +36,9 @@ struct RunnerOptions {
   /// empty = none.
   std::filesystem::path artifacts_dir;
   std::uint64_t memory_limit_records = 1'000'000;  ///< see TraceProvider
+  /// Providers shared with other run_scenario calls (the trace read once for
+  /// all of them); empty: this call's providers are its own.
+  std::shared_ptr<TraceProviderCache> trace_cache;
   /// Runs whose estimated memory (sim/run/run_limits.h) exceeds this are
   /// refused before they start; 0 = no check.
   ByteCount max_memory_bytes = default_memory_limit_bytes();

@@ -145,9 +145,11 @@ TraceProvider::TraceProvider(const WorkloadSpec& workload, std::uint64_t memory_
       write_file(catalog_path, catalog->data);
     }
   }
-  if (workload.format == "hdf5") return;  // streamed by every run
-
-  std::unique_ptr<ITraceSource> source = open_trace(path_, workload.format, workload.import_options);
+  std::unique_ptr<ITraceSource> source =
+      workload.format == "hdf5" ? std::make_unique<LockedSource>(path_, workload.format, workload.import_options)
+                                : open_trace(path_, workload.format, workload.import_options);
+  // An HDF5 trace says its length: a long one is not read here at all.
+  if (workload.format == "hdf5" && source->meta().record_count > memory_limit_records) return;
   auto records = std::make_shared<std::vector<AccessRecord>>();
   std::vector<AccessRecord> buffer(buffer_records_for(source->meta(), kChunk));
   while (const std::size_t n = source->read(buffer)) {
@@ -179,6 +181,14 @@ std::unique_ptr<ITraceSource> TraceProvider::open() const {
         std::make_unique<LockedSource>(path_, workload_.format, workload_.import_options));
   }
   return std::make_unique<PrefetchingTraceSource>(open_trace(path_, workload_.format, workload_.import_options));
+}
+
+std::shared_ptr<TraceProvider> TraceProviderCache::get(const WorkloadSpec& workload,
+                                                       std::uint64_t memory_limit_records) {
+  std::lock_guard lock(mutex_);
+  auto& slot = providers_[trace_key(workload) + "\nmemory_limit_records=" + std::to_string(memory_limit_records)];
+  if (!slot) slot = std::make_shared<TraceProvider>(workload, memory_limit_records);
+  return slot;
 }
 
 TraceFootprint TraceProvider::footprint() const {

@@ -1,10 +1,10 @@
 // Fresh readers of one workload's trace for concurrent runs (a trace source
 // is stateful, so every run gets its own), and the trace's footprint.
 //
-// HDF5 traces stream from the file in every run (bounded memory). Other
-// formats are imported once and shared read-only in memory when they hold
-// at most `memory_limit_records` records; longer ones are re-imported,
-// streaming, by each run. A `builtin:NAME` trace is first written out from
+// A trace of at most `memory_limit_records` records is read (imported) once
+// and shared read-only in memory by every run; a longer one is read again,
+// streaming, by each run (bounded memory): an HDF5 trace from its file, other
+// formats re-imported. A `builtin:NAME` trace is first written out from
 // the binary into a private temporary folder (with any NAME.catalog.csv
 // beside it, so the CSV importer finds its catalog), removed afterwards.
 // A generated workload (WorkloadSpec::generated) is built once; its records
@@ -14,6 +14,7 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -64,5 +65,19 @@ class TraceProvider {
 
 /// Key identifying the same trace read the same way (trace, format, options).
 std::string trace_key(const WorkloadSpec& workload);
+
+/// Providers kept across several run_scenario calls (RunnerOptions::trace_cache;
+/// diagnose's levers run one scenario each over the same capture), so that
+/// the trace is read, and its footprint measured, once. Thread-safe.
+class TraceProviderCache {
+ public:
+  /// The provider of `workload` read with `memory_limit_records`, made on
+  /// first use. Throws what TraceProvider's constructor throws.
+  std::shared_ptr<TraceProvider> get(const WorkloadSpec& workload, std::uint64_t memory_limit_records);
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<TraceProvider>> providers_;
+};
 
 }  // namespace flashsim

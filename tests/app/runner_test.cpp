@@ -65,6 +65,33 @@ TEST_F(RunnerTest, FootprintIsTheSumOfDistinctBlockSizes) {
   EXPECT_EQ(streamed.footprint().bytes, 3000u);
 }
 
+// An HDF5 trace within the limit is read once into memory (its record count
+// is in the file, so a longer one is not read at all); the cache hands every
+// caller the same provider, so several scenarios read it once.
+TEST_F(RunnerTest, HdfTracesWithinTheLimitAreSharedAndTheCacheKeepsThem) {
+  WorkloadSpec w;
+  w.path = std::string(FLASHSIM_SOURCE_DIR) + "/validate/baselines/h200/programs/double_buffer_prefetch.h5";
+  w.trace = w.path.string();
+  w.format = "hdf5";
+  const TraceProvider shared(w);
+  EXPECT_TRUE(shared.in_memory());
+  const TraceProvider streamed(w, 100);  // 308 records
+  EXPECT_FALSE(streamed.in_memory());
+  EXPECT_EQ(shared.footprint().bytes, streamed.footprint().bytes);
+  EXPECT_EQ(shared.footprint().records, 308u);
+  // Both readers give the program and the same records.
+  const auto a = shared.open(), b = streamed.open();
+  ASSERT_TRUE(a->meta().program && b->meta().program);
+  EXPECT_EQ(a->meta().program->ops.size(), b->meta().program->ops.size());
+  const std::vector<AccessRecord> ra = read_all_records(*a), rb = read_all_records(*b);
+  ASSERT_EQ(ra.size(), rb.size());
+  for (std::size_t i = 0; i < ra.size(); ++i) EXPECT_EQ(ra[i].block_id, rb[i].block_id) << i;
+  TraceProviderCache cache;
+  const auto first = cache.get(w, 1'000'000);
+  EXPECT_EQ(cache.get(w, 1'000'000).get(), first.get());
+  EXPECT_NE(cache.get(w, 100).get(), first.get());  // read another way: a provider of its own
+}
+
 TEST_F(RunnerTest, GranularitySplitsBlocksIntoPieces) {
   // Blocks A, B of 3000 B, accessed A A B B; capacity 4096 B.
   // whole: A miss, A hit, B miss (evicts A), B hit -> 2 hits of 4.
