@@ -204,9 +204,14 @@ class EventEngine {
   TraceScan scan_;
   std::vector<std::uint64_t> synthetic_base_;  // per BlockIndex (TLB only)
   std::uint64_t synthetic_next_ = 0;
-  std::vector<std::uint32_t> inflight_fetch_;  // per BlockIndex: fetch into tiers[0], or kNone
+  // The fetch into tiers[0] of each block in flight: a few entries (one per
+  // outstanding fetch), so that an access touches no per-block table of the
+  // engine's (a per-block vector was one more cache line per access at 1 M blocks).
+  HashMap<BlockIndex, std::uint32_t> inflight_fetch_;
+  BlockIndex blocks_known_ = 0;  ///< blocks the per-block vectors below cover (grow_blocks)
   std::vector<Stream> streams_;
-  std::vector<AccessRecord> chunk_;
+  std::vector<AccessRecord> chunk_;  ///< read into when the source lends none
+  std::size_t chunk_records_ = 0;
   std::uint64_t next_record_ = 0;
   std::uint32_t last_stream_id_ = 0, last_stream_ = kNone;
 
@@ -398,7 +403,7 @@ void EventEngine::prepare() {
   }
   scan_ = scan_trace(trace_, need_next_use && !next_use_from_trace_, preview);
   const std::size_t hint = trace_.meta().catalog.size();
-  inflight_fetch_.reserve(hint);
+  inflight_fetch_.reserve(64);
   if (tlb_.enabled()) synthetic_base_.reserve(hint);
   streams_.resize(scan_.streams.size());
   for (std::size_t s = 0; s < streams_.size(); ++s) streams_[s].remaining = scan_.streams[s].records;
@@ -415,7 +420,7 @@ void EventEngine::prepare() {
   }
   occupancy_.sample_ns = config_.occupancy_sample_ns;
   next_sample_ns_ = config_.occupancy_sample_ns > 0 ? 0 : kNeverNs;
-  chunk_.resize(buffer_records_for(trace_.meta(), kChunkRecords));
+  chunk_records_ = buffer_records_for(trace_.meta(), kChunkRecords);
   evicted_.reserve(64);
   completed_.reserve(64);
   window(0).start_ns = 0;
@@ -430,8 +435,7 @@ void EventEngine::prepare() {
 // prefetch may number a block the trace has not reached yet); `first_bytes`
 // sizes the new block in the synthetic TLB layout.
 void EventEngine::grow_blocks(ByteCount first_bytes) {
-  for (BlockIndex b = static_cast<BlockIndex>(inflight_fetch_.size()); b < session_->block_count(); ++b) {
-    inflight_fetch_.push_back(kNone);
+  for (BlockIndex b = blocks_known_; b < session_->block_count(); ++b) {
     if (!class_segments_.empty()) {
       std::uint32_t klass = 0;
       if (const std::uint32_t pos = session_->catalog_of(b); pos != kNone) {
@@ -447,13 +451,16 @@ void EventEngine::grow_blocks(ByteCount first_bytes) {
       synthetic_next_ += (first_bytes + kSyntheticAlign - 1) / kSyntheticAlign * kSyntheticAlign;
     }
   }
+  blocks_known_ = static_cast<BlockIndex>(session_->block_count());
 }
 
 bool EventEngine::read_chunk() {
-  const std::size_t n = trace_.read(chunk_);
+  // The reader's decoded chunk in place where it lends one (no copy of 104-byte records).
+  const std::span<const AccessRecord> chunk = next_records(trace_, chunk_, chunk_records_);
+  const std::size_t n = chunk.size();
   for (std::size_t k = 0; k < n; ++k) {
-    if (k + kNumberAhead < n) session_->prefetch_number(chunk_[k + kNumberAhead].block_id);
-    const AccessRecord& r = chunk_[k];
+    if (k + kNumberAhead < n) session_->prefetch_number(chunk[k + kNumberAhead].block_id);
+    const AccessRecord& r = chunk[k];
     if (r.stream_id != last_stream_id_ || last_stream_ == kNone) {
       last_stream_ = scan_.stream_index.find(r.stream_id);
       if (last_stream_ == kNone) {
@@ -588,7 +595,6 @@ void EventEngine::issue(std::uint32_t s) {
   if (st.queue.size() > kPrefetchAhead) {
     const BlockIndex ahead = st.queue.at(kPrefetchAhead).block;
     session_->prefetch_block(ahead);
-    __builtin_prefetch(&inflight_fetch_[ahead]);
   }
   access(s, p);
   if (config_.issue == IssueMode::timestamp && st.remaining > 0) {
@@ -674,7 +680,7 @@ void EventEngine::access(std::uint32_t s, const Pending& p) {
       finish(s, now_, now_ + pre + hit, w, think, p.tag, false, p.index);
       break;
     case AccessKind::delayed_hit:
-      add_waiter(fetches_[inflight_fetch_[b]], new_waiter(s, now_, now_ + pre, w, think, p.tag));
+      add_waiter(fetches_[inflight_fetch_.at(b)], new_waiter(s, now_, now_ + pre, w, think, p.tag));
       break;
     case AccessKind::write_allocated:
       note_peak();
@@ -863,7 +869,7 @@ void EventEngine::arrive_fast_tier(std::uint32_t f) {
     PolicyAccess a = fetch.access;
     a.now_ns = decision_time(fetch.access.now_ns);
     session_->arrived(a);
-    inflight_fetch_[a.block] = kNone;
+    inflight_fetch_.erase(a.block);
   }
   const Nanoseconds hit = hw_.tiers[0].hit_latency_ns;
   for (std::uint32_t id = fetch.waiters; id != kNone;) {
