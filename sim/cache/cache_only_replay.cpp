@@ -31,7 +31,9 @@ constexpr std::size_t kNumberAhead = 48;
 
 RunMetrics run_cache_only(ITraceSource& trace, const CacheConfig& cache, CacheOnlyTier* tier) {
   const TraceMeta& meta = trace.meta();
-  TierSession session(cache, meta);
+  TierSessionOptions options;
+  options.prefetches = false;  // the cache-only path runs no prefetcher
+  TierSession session(cache, meta, options);
   std::vector<std::uint64_t> computed_next_use;
   const bool next_use_from_trace = meta.has_next_use;
   const bool compute = session.needs_next_use() && !next_use_from_trace;

@@ -91,7 +91,7 @@ void TierSession::add_block(BlockIndex b, BlockId id) {
   }
   ids_.push_back(id);
   catalog_of_.push_back(catalog);
-  seen_bytes_.push_back(0);
+  if (options_.prefetches) seen_bytes_.push_back(0);
   if (options_.track_last_access) last_access_.push_back(kNeverNs);
 }
 
@@ -126,7 +126,7 @@ void TierSession::leave(BlockIndex b, AccessCounters& c) {
 
 AccessKind TierSession::access(const PolicyAccess& recorded, std::uint32_t request, AccessCounters& c) {
   departures_.clear();
-  seen_bytes_[recorded.block] = recorded.bytes;
+  if (options_.prefetches) seen_bytes_[recorded.block] = recorded.bytes;
   PolicyAccess unit;
   if (ignore_sizes_) {
     unit = recorded;
@@ -219,6 +219,7 @@ void TierSession::arrived(const PolicyAccess& a) {
 
 bool TierSession::prefetch(BlockId id, Nanoseconds now_ns, std::uint64_t access_index, AccessCounters& c,
                            BlockIndex* block) {
+  if (!options_.prefetches) throw Error("TierSession::prefetch: the session was built without prefetches");
   departures_.clear();
   // The size: the catalog's, else the block's last recorded access (a
   // trace without a catalog, or pieces of a granularity the catalog lacks).

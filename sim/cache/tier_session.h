@@ -108,6 +108,11 @@ struct TierSessionOptions {
   /// The driver moves the blocks' bytes (the event engine, the GPU replay):
   /// CacheConfig::ignore_sizes is then refused.
   bool moves_bytes = false;
+  /// The driver calls prefetch() (it has prefetchers): every access then
+  /// keeps its block's recorded size, the size a prefetch of a block the
+  /// catalog does not size takes. Off, an access writes no per-block size
+  /// (one cache line less an access at 1 M blocks) and prefetch() throws Error.
+  bool prefetches = true;
 };
 
 class TierSession {
@@ -143,7 +148,7 @@ class TierSession {
   void prefetch_block(BlockIndex b) const {
     tier_->prefetch(b);
     tier_->policy().prefetch(b);
-    if (b < seen_bytes_.size()) __builtin_prefetch(&seen_bytes_[b], 1);
+    if (b < seen_bytes_.size()) __builtin_prefetch(&seen_bytes_[b], 1);  // empty without prefetches
   }
   /// Hints the CPU to load what number(id) will read.
   void prefetch_number(BlockId id) const { numbering_.prefetch(id); }
@@ -177,7 +182,8 @@ class TierSession {
   /// during access `access_index` (IPrefetchActions::prefetch). On true
   /// the block is in flight at index *block and the driver copies it.
   /// Its size: the catalog's, else its last recorded access's. Throws
-  /// InputError when `id` is neither in the catalog nor accessed before.
+  /// InputError when `id` is neither in the catalog nor accessed before;
+  /// Error when the session was built without TierSessionOptions::prefetches.
   bool prefetch(BlockId id, Nanoseconds now_ns, std::uint64_t access_index, AccessCounters& c, BlockIndex* block);
   /// A prefetcher evicts idle block `id` (IPrefetchActions::evict); false
   /// when it is not resident, in use, in flight or pinned.

@@ -331,6 +331,7 @@ void EventEngine::build_tiers() {
   TierSessionOptions options;
   options.kv_resident = config_.kv_resident;
   options.track_last_access = !config_.prefetchers.empty();
+  options.prefetches = !config_.prefetchers.empty();
   options.moves_bytes = true;
   session_ = std::make_unique<TierSession>(config_.cache, meta, options);
   tiers_.push_back(&session_->tier());

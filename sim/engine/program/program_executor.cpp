@@ -54,7 +54,9 @@ class Executor {
     link_.assign(n, kNoRecord);
     done_.assign(n, kNever);
     if (!o.as_recorded) {
-      session_ = std::make_unique<TierSession>(o.cache, meta);
+      TierSessionOptions so;
+      so.prefetches = false;  // the program's own copies, no prefetcher
+      session_ = std::make_unique<TierSession>(o.cache, meta, so);
       if (session_->needs_next_use() && !meta.has_next_use) {
         MemoryTraceSource source(meta, records);
         next_use_ = next_use_in_memory(source);
