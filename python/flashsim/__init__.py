@@ -86,6 +86,10 @@ def run_trace(trace, policies=("lru",), capacity="10%", engine="cache_only", har
     return _run_into(out, lambda folder: _core.run(text, True, [], folder, jobs))
 
 
+# The run entries' component lists (summary.json runs[]), each a table of its own.
+_COMPONENT_LISTS = ("components", "component_texts", "component_series")
+
+
 class Results:
     """A results folder of `flashsim run` (or of flashsim.run)."""
 
@@ -99,7 +103,7 @@ class Results:
                 self._doc = json.load(f)
         except OSError as e:
             raise InputError(f"{summary}: cannot read it ({e.strerror}); is {self.path} a flashsim results folder?")
-        except ValueError as e:
+        except (ValueError, RecursionError) as e:  # RecursionError: nesting deeper than json's parser goes
             raise InputError(f"{summary}: not JSON ({e})")
         runs = self._doc.get("runs") if isinstance(self._doc, dict) else None
         if not isinstance(runs, list) or not all(isinstance(r, dict) for r in runs):
@@ -115,9 +119,10 @@ class Results:
     @property
     def summary(self):
         """One row per run, one column per metric of the schema (text as str);
-        params as a dict column, components left out (see components())."""
+        params as a dict column, the component lists left out (see components(),
+        component_texts(), component_series())."""
         import pandas as pd
-        rows = [{k: v for k, v in r.items() if k != "components"} for r in self._doc["runs"]]
+        rows = [{k: v for k, v in r.items() if k not in _COMPONENT_LISTS} for r in self._doc["runs"]]
         return pd.DataFrame(rows)
 
     def components(self, run):
@@ -125,18 +130,42 @@ class Results:
         import pandas as pd
         return pd.DataFrame(self._run(run).get("components", []))
 
+    def _entries(self, run, key, fields):
+        """Run `run`'s list `key` of objects, each with the str `fields`; InputError naming the first that is not."""
+        entries = self._run(run).get(key, [])
+        where = f"{self.path}/summary.json: runs[{run}].{key}"
+        if not isinstance(entries, list):
+            raise InputError(f"{where} is not a list")
+        for k, e in enumerate(entries):
+            if not isinstance(e, dict):
+                raise InputError(f"{where}[{k}] is not an object")
+            for f in fields:
+                if not isinstance(e.get(f), str):
+                    raise InputError(f"{where}[{k}].{f} is {e.get(f)!r}, not a text")
+        return entries
+
     def component_texts(self, run):
         """The facts run `run`'s components report as text (component, name, text);
         empty when it has none."""
         import pandas as pd
-        return pd.DataFrame(self._run(run).get("component_texts", []), columns=["component", "name", "text"])
+        rows = self._entries(run, "component_texts", ("component", "name", "text"))
+        return pd.DataFrame([{k: e[k] for k in ("component", "name", "text")} for e in rows],
+                            columns=["component", "name", "text"])
 
     def component_series(self, run):
         """Run `run`'s component series in long form, one row per value
         (component, name, unit, index, value); empty when it has none."""
         import pandas as pd
-        rows = [{"component": s["component"], "name": s["name"], "unit": s["unit"], "index": i, "value": v}
-                for s in self._run(run).get("component_series", []) for i, v in enumerate(s["values"])]
+        series = self._entries(run, "component_series", ("component", "name", "unit"))
+        rows = []
+        for k, s in enumerate(series):
+            values = s.get("values")
+            if not isinstance(values, list) or not all(
+                    v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in values):
+                raise InputError(f"{self.path}/summary.json: runs[{run}].component_series[{k}].values is not a list "
+                                 f"of numbers")
+            rows += [{"component": s["component"], "name": s["name"], "unit": s["unit"], "index": i,
+                      "value": float("nan") if v is None else float(v)} for i, v in enumerate(values)]
         return pd.DataFrame(rows, columns=["component", "name", "unit", "index", "value"])
 
     def _group(self, run, sub=None):

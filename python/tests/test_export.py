@@ -166,6 +166,7 @@ def test_component_texts_and_series_equal_results(tmp_path):
                         f"workload: {{trace: {PROGRAM}}}\npolicies: [as_recorded]\n")
     res = flashsim.run(str(scenario), out=str(tmp_path / "res"))
     texts, series = res.component_texts(0), res.component_series(0)
+    assert not {"components", "component_texts", "component_series"} & set(res.summary.columns)
     assert texts.loc[texts["name"] == "step_rule", "text"].tolist() == ["nvtx:flashsim.step"]
     steps = series[series["name"] == "step_ns"]
     assert steps["index"].tolist() == list(range(8)) and set(steps["unit"]) == {"ns"}
@@ -179,6 +180,24 @@ def test_component_texts_and_series_equal_results(tmp_path):
     got = pd.read_parquet(tmp_path / "pq" / "component_series.parquet")
     assert got["index"].dtype == np.uint64 and got["value"].dtype == np.float64
     pd.testing.assert_frame_equal(_by_run(got, 0), series, check_dtype=False)
+
+
+@pytest.mark.parametrize("damage, named", [
+    ({"component_series": 7}, "component_series is not a list"),
+    ({"component_series": [{"component": "p", "name": "s", "unit": "ns", "values": 5}]}, "values is not a list"),
+    ({"component_series": [{"component": "p", "name": "s", "values": [1]}]}, "unit is None, not a text"),
+    ({"component_texts": "x"}, "component_texts is not a list"),
+    ({"component_texts": [{"component": "p", "name": "n", "text": [1]}]}, "text is [1], not a text"),
+])
+def test_damaged_component_lists_are_named(mini, tmp_path, damage, named):
+    folder = tmp_path / "res"
+    folder.mkdir()
+    doc = json.load(open(os.path.join(mini.path, "summary.json")))
+    doc["runs"][0].update(damage)
+    (folder / "summary.json").write_text(json.dumps(doc))
+    res = flashsim.Results(folder)
+    with pytest.raises(flashsim.InputError, match=re.escape(named)):
+        res.component_texts(0) if "component_texts" in damage else res.component_series(0)
 
 
 def test_runs_without_texts_export_empty_tables_with_columns(mini, tmp_path):

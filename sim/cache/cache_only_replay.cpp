@@ -25,6 +25,7 @@ constexpr std::size_t kChunkRecords = 4 * 1024;
 // How many records ahead the replay prefetches a block's state, and the
 // numbering its id (a lookup is a few ns when cached: hints go further ahead).
 constexpr std::size_t kPrefetchAhead = 8;
+constexpr std::size_t kNeighboursAhead = 4;  // the policy's second hint (TierSession::prefetch_neighbours)
 constexpr std::size_t kNumberAhead = 48;
 
 }  // namespace
@@ -57,6 +58,7 @@ RunMetrics run_cache_only(ITraceSource& trace, const CacheConfig& cache, CacheOn
     }
     for (std::size_t k = 0; k < n; ++k, ++i) {
       if (k + kPrefetchAhead < n) session.prefetch_block(chunk_index[k + kPrefetchAhead]);
+      if (k + kNeighboursAhead < n) session.prefetch_neighbours(chunk_index[k + kNeighboursAhead]);
       const AccessRecord& r = chunk[k];
       PolicyAccess a;
       a.now_ns = r.time_ns;

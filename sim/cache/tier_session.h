@@ -150,6 +150,9 @@ class TierSession {
     tier_->policy().prefetch(b);
     if (b < seen_bytes_.size()) __builtin_prefetch(&seen_bytes_[b], 1);  // empty without prefetches
   }
+  /// The second hint, a few accesses after prefetch_block(b) and before b's
+  /// access: the policy loads the other blocks' state that access writes.
+  void prefetch_neighbours(BlockIndex b) const { tier_->policy().prefetch_neighbours(b); }
   /// Hints the CPU to load what number(id) will read.
   void prefetch_number(BlockId id) const { numbering_.prefetch(id); }
   /// Index of `id`, or BlockNumbering::kNone when never numbered.

@@ -201,6 +201,7 @@ int predict_command(int argc, char** argv) {
   // The prediction is a scenario run: this trace on engine program with the options as its parameters.
   QuickScenario q;
   q.trace = trace;
+  q.trace_option = "";  // positional
   q.format = format;
   q.engine = "program";
   q.hardware = hardware;

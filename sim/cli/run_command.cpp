@@ -11,6 +11,8 @@
 #include <functional>
 #include <system_error>
 #include <iostream>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -140,6 +142,23 @@ struct SweepOptions {
   bool print_components = false;  ///< --components: every component statistic below the tables
 };
 
+// What the engines warn of (a component text named "warnings", one a line:
+// the program engine's profile without execution:), each line once on stderr.
+void print_engine_warnings(const ScenarioResults& results) {
+  std::set<std::string> said;
+  for (const RunResult& r : results.runs) {
+    for (const ComponentText& t : r.result.components.texts) {
+      if (t.name != "warnings") continue;
+      std::istringstream lines(t.text);
+      for (std::string line; std::getline(lines, line);) {
+        if (!line.empty() && said.insert(t.component + ": " + line).second) {
+          std::cerr << "flashsim run: warning: " << t.component << ": " << line << "\n";
+        }
+      }
+    }
+  }
+}
+
 // Runs one scenario document into its results folder: points already
 // finished there are skipped, each point is written as it finishes, and
 // (without --shard) results.h5 and summary.json are merged from the points.
@@ -222,6 +241,7 @@ void run_document(const ScenarioDocument& document, std::vector<Scenario> resolv
   if (!run_options.points.empty()) {
     results = run_scenario(document, std::move(resolved), run_options);
     print_results_tables(std::cout, results);
+    print_engine_warnings(results);
     if (sweep.print_components) {
       print_component_tables(std::cout, results);
     } else if (const std::size_t n = count_component_statistics(results); n > 0) {

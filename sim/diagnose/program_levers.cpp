@@ -21,6 +21,7 @@ ProgramLevers simulate_program_levers(const std::string& trace, const TraceMeta&
                  std::vector<std::pair<std::string, std::string>> params) {
     QuickScenario q;
     q.trace = trace;
+    q.trace_option = "";  // diagnose TRACE: positional
     q.format = options.format;
     q.engine = "program";
     q.hardware = options.hardware;
@@ -47,7 +48,8 @@ ProgramLevers simulate_program_levers(const std::string& trace, const TraceMeta&
     for (RunResult& x : r.runs) {
       x.index = out.runs.runs.size();
       x.point_index = point;
-      x.point_label = out.runs.point_labels.back();
+      // The tier scenario's runs are one lever each: lever=tier:POLICY, as LeverResult::name.
+      x.point_label = lever == "tier" ? "lever=tier:" + x.policy : out.runs.point_labels.back();
       out.runs.runs.push_back(std::move(x));
     }
     return std::vector<RunResult>(out.runs.runs.end() - static_cast<std::ptrdiff_t>(r.runs.size()), out.runs.runs.end());

@@ -52,7 +52,8 @@ struct ProgramLevers {
   /// Every lever's run, as `flashsim run` reports them: as_captured, pinned, prefetch, the
   /// policy levers, then the static placement (LeverResult::run points into it); each
   /// lever's scenario is a point labelled "lever=NAME" (as_captured, pinned, prefetch,
-  /// tier, static_placement; the last also when nothing fit and it is no lever).
+  /// tier, static_placement; the last also when nothing fit and it is no lever), and
+  /// each run of the tier point is labelled with its lever, "lever=tier:POLICY".
   ScenarioResults runs;
 };
 

@@ -114,6 +114,11 @@ class IEvictionPolicy {
   /// `block` will be accessed soon: a policy with per-block state may load
   /// it into the CPU cache now. A hint; it changes no decision.
   virtual void prefetch(BlockIndex block) const { (void)block; }
+  /// `block`, hinted by prefetch() a few accesses earlier, comes sooner: a
+  /// policy whose access also writes other blocks' state (an LRU hit relinks
+  /// the block's list neighbours) may load that state now, reading the
+  /// block's own (by then in the CPU cache). A hint; it changes no decision.
+  virtual void prefetch_neighbours(BlockIndex block) const { (void)block; }
 };
 
 using PolicyRegistry = Registry<IEvictionPolicy, PolicyContext>;

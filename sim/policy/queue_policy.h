@@ -24,6 +24,15 @@ class QueuePolicy final : public IEvictionPolicy {
     if (block < nodes_.size()) __builtin_prefetch(&nodes_[block], 1);
   }
 
+  void prefetch_neighbours(BlockIndex block) const override {
+    if constexpr (kMoveToFrontOnHit) {  // a hit unlinks the block: its neighbours' links change
+      if (block >= nodes_.size() || !nodes_[block].held) return;
+      const Node& n = nodes_[block];
+      if (n.prev != kNoBlock) __builtin_prefetch(&nodes_[n.prev], 1);
+      if (n.next != kNoBlock) __builtin_prefetch(&nodes_[n.next], 1);
+    }
+  }
+
   void on_hit(const PolicyAccess& a) override {
     if constexpr (kMoveToFrontOnHit) list_.move_to_front(nodes_, a.block);
   }

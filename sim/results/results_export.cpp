@@ -47,7 +47,13 @@ std::string integer_text(T value) {
 class CsvFile {
  public:
   CsvFile(const fs::path& target, const std::vector<ExportColumn>& columns) : file_(target) {
+    errno = 0;
     out_.open(file_.temp_path(), std::ios::binary | std::ios::trunc);
+    if (!out_) {  // the folder asked for cannot take a file: the user's to fix (exit status 2)
+      const int error = errno;
+      throw InputError("cannot write into '" + target.parent_path().string() + "'" +
+                       (error != 0 ? std::string(": ") + std::strerror(error) : ""));
+    }
     std::vector<std::string> names;
     for (const ExportColumn& c : columns) names.push_back(c.name);
     row(names);
@@ -141,6 +147,7 @@ struct JsonRows {
   std::vector<const Json*> rows;
   std::vector<std::size_t> run_of_row;  ///< empty: no run column
   std::vector<std::string> where;       ///< "runs[3]" / "runs[3].components[2]", for errors
+  bool where_is_value = false;          ///< a row's "value" is `where` itself (a series' values[k])
 };
 
 using Pending = std::vector<std::unique_ptr<CsvFile>>;  // written, renamed when every table is
@@ -187,13 +194,21 @@ ExportedTable write_json_table(const std::string& name, const JsonRows& input, c
     for (std::size_t k = 0; k < keys.size(); ++k) {
       const ExportColumn& c = columns[k + (with_run ? 1 : 0)];
       const auto it = input.rows[r]->find(keys[k]);
+      const std::string where = input.where_is_value && keys[k] == "value" ? input.where[r] : input.where[r] + "." + keys[k];
+      if (!fixed.empty() && (it == input.rows[r]->end() || (c.type == MetricType::text && !it->is_string()))) {
+        // A component table's columns are its entries' keys: each one there, its text a text.
+        throw InputError("'" + source.string() + "': " + where + " is " +
+                         (it == input.rows[r]->end() ? std::string("missing")
+                                                     : it->dump(-1, ' ', false, Json::error_handler_t::replace) +
+                                                           ", not a text"));
+      }
       if (it == input.rows[r]->end()) {
         cells.emplace_back();  // a key this row lacks
         continue;
       }
       std::optional<std::string> cell = json_cell(*it, c.type);
       if (!cell) {
-        throw InputError("'" + source.string() + "': " + input.where[r] + "." + keys[k] + " is " +
+        throw InputError("'" + source.string() + "': " + where + " is " +
                          it->dump(-1, ' ', false, Json::error_handler_t::replace) + ", not " +
                          std::string(to_string(c.type)) + " (the results schema's type of '" + keys[k] + "')");
       }
@@ -455,6 +470,7 @@ std::vector<ExportedTable> export_results_csv(const fs::path& results, const fs:
   // A series is one row per value (long form): component, name, unit, index, value.
   std::deque<Json> series_values;
   JsonRows series;
+  series.where_is_value = true;
   const JsonRows series_lists = component_rows(list, "component_series", json_file);
   for (std::size_t r = 0; r < series_lists.rows.size(); ++r) {
     const Json& s = *series_lists.rows[r];
@@ -477,7 +493,7 @@ std::vector<ExportedTable> export_results_csv(const fs::path& results, const fs:
   }
 
   fs::create_directories(out_dir, ec);
-  if (ec) throw Error("cannot create '" + out_dir.string() + "': " + ec.message());
+  if (ec) throw InputError("cannot create the output folder '" + out_dir.string() + "': " + ec.message());
   Pending pending;
   std::vector<ExportedTable> tables;
   tables.push_back(write_json_table("summary", runs, out_dir, json_file, true,
@@ -518,7 +534,7 @@ std::vector<ExportedTable> export_results_parquet(const fs::path& results, const
   std::vector<ExportedTable> tables = export_results_csv(results, temp.path() / "csv");
   std::error_code ec;
   fs::create_directories(out_dir, ec);
-  if (ec) throw Error("cannot create '" + out_dir.string() + "': " + ec.message());
+  if (ec) throw InputError("cannot create the output folder '" + out_dir.string() + "': " + ec.message());
   const fs::path manifest = temp.path() / "tables.json";
   const fs::path script_file = temp.path() / "export.py";
   write_text(manifest, export_manifest_json(tables));

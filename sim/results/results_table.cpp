@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "sim/engine/engine_registry.h"
 #include "sim/results/metric_schema.h"
 
 namespace flashsim {
@@ -112,10 +113,20 @@ constexpr Column kColumns[] = {
     {"oom_time_ns", "OOM at", Group::oom},
 };
 
+// Whether r's engine reports `metric` (its registered statistics; an engine
+// this build does not register, such as the GPU replay without CUDA: only
+// the event engine's timed metrics were ever shown).
+bool engine_reports(const RunResult& r, std::string_view metric) {
+  const EngineRegistry& engines = EngineRegistry::instance();
+  if (!engines.has(r.engine)) return r.engine == "event";
+  const std::vector<std::string>& declared = engines.find(r.engine).traits.statistics;
+  return std::find(declared.begin(), declared.end(), metric) != declared.end();
+}
+
 bool has_group(const RunResult& r, Group g) {
   switch (g) {
     case Group::always: return true;
-    case Group::timed: return r.engine == "event";
+    case Group::timed: return true;  // per column: engine_reports
     case Group::serving: return !r.result.metrics.serving.requests.empty();
     case Group::prefetch: return r.result.metrics.total.prefetches > 0;
     case Group::oom: return r.result.metrics.out_of_memory.reached;
@@ -180,7 +191,8 @@ void print_results_tables(std::ostream& out, const ScenarioResults& results) {
       std::vector<std::string> row = {r->policy_label};
       for (const Column* col : columns) {
         const RunMetricSpec& spec = metric_spec(col->metric);
-        row.push_back(has_group(*r, col->group) ? format_metric(spec, spec.get(*r), *r) : "-");
+        const bool shown = has_group(*r, col->group) && (col->group != Group::timed || engine_reports(*r, col->metric));
+        row.push_back(shown ? format_metric(spec, spec.get(*r), *r) : "-");
       }
       row.push_back(format_duration(static_cast<Nanoseconds>(r->wall_seconds * 1e9)));
       row.push_back(format_count(r->accesses_per_second()));

@@ -3,6 +3,7 @@
 #include "sim/run/progress.h"
 #include "sim/run/run_limits.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <exception>
@@ -33,6 +34,12 @@ std::vector<Scenario> resolve_points(const ScenarioDocument& document, std::ostr
   for (const SweepPoint& p : points) {
     out.push_back(document.resolve(p));
     reporter.done(p.label());
+  }
+  // A capacity no point reads (every policy as_recorded everywhere) is refused, not ignored.
+  if (!out.empty() && std::all_of(out.begin(), out.end(), [](const Scenario& s) { return s.cache.unused_capacity; })) {
+    throw_at(*out.front().cache.unused_capacity, "cache.capacity",
+             "every policy is as_recorded (the program's own copies: no fast tier), so no run reads the capacity; "
+             "leave it out, or add a policy that keeps a fast tier (e.g. policies: [as_recorded, lru])");
   }
   return out;
 }

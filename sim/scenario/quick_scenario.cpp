@@ -30,7 +30,8 @@ std::vector<std::string> split_list(const std::vector<std::string>& values, cons
 }
 
 std::string quick_scenario_yaml(const QuickScenario& q) {
-  if (q.trace.empty()) throw InputError("--trace: an empty path");
+  const std::string given = q.trace_option.empty() ? "the trace" : q.trace_option;
+  if (q.trace.empty()) throw InputError(given + ": an empty path");
   if (q.policies.empty()) throw InputError("--trace needs --policies (e.g. --policies lru,arc,s3fifo)");
   const bool no_tier = std::all_of(q.policies.begin(), q.policies.end(),
                                    [](const std::string& p) { return p == kAsRecordedPolicy; });
@@ -42,7 +43,7 @@ std::string quick_scenario_yaml(const QuickScenario& q) {
   }
   // The path goes into the scenario, which results store as UTF-8 text.
   if (std::size_t bad = 0; !valid_utf8(q.trace, &bad)) {
-    throw InputError("--trace '" + to_valid_utf8(q.trace) + "': the file name is not valid UTF-8 (byte " +
+    throw InputError(given + " '" + to_valid_utf8(q.trace) + "': the file name is not valid UTF-8 (byte " +
                      std::to_string(bad) + "); results store it as UTF-8 text: rename the file, or link it under a "
                      "UTF-8 name (ln -s)");
   }

@@ -21,6 +21,9 @@ struct QuickScenario {
   /// YAML scalars: the engine's declaration checks them.
   std::vector<std::pair<std::string, std::string>> engine_params;
   std::string description;             ///< empty: "flashsim run --trace FILE"
+  /// How the front end's user gave the trace, for messages: "--trace", or
+  /// "" for a positional argument (predict TRACE, diagnose TRACE).
+  std::string trace_option = "--trace";
 };
 
 /// The scenario's YAML text (name: the trace's stem). Throws InputError

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <map>
 #include <string>
 #include <vector>
@@ -59,6 +60,10 @@ struct CacheSpec {
   PinSpec pinned;
   SizeChange size_change = SizeChange::refetch;  ///< cache.size_change
   bool ignore_sizes = false;                     ///< cache.ignore_sizes (capacity in blocks)
+  /// Where cache.capacity was written at a point whose policies are all
+  /// as_recorded (it reads no capacity); resolve_points refuses it when
+  /// every point of the sweep is so (a sweep may mix such points with others).
+  std::optional<SourcePos> unused_capacity;
 };
 
 /// One policy to run: registered name, parameters as resolved (defaults

@@ -206,11 +206,7 @@ CacheSpec resolve_cache(const ConfigNode* given, const ConfigNode& root, ConfigN
   if (!capacity && !no_tier) {
     throw_at(node->pos, "cache", "missing key 'capacity' (e.g. 2GiB, or 50% of the trace's footprint)");
   }
-  if (capacity && no_tier) {
-    throw_at(capacity->pos, "cache.capacity",
-             "every policy is as_recorded (the program's own copies: no fast tier), so no run reads the capacity; "
-             "leave it out, or add a policy that keeps a fast tier (e.g. policies: [as_recorded, lru])");
-  }
+  if (capacity && no_tier) c.unused_capacity = capacity->pos;
   resolved = ConfigNode::make_map();
   if (capacity) {
     c.capacity = parse_capacity(*capacity);

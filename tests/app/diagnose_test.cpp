@@ -281,9 +281,7 @@ TEST(DiagnoseCli, RecordedAccelerateOffloadAgreesWithPredictAndPinningIsTheLever
     EXPECT_NEAR(l["median_step_ms"].get<double>(), median_ns / 1e6, 1e-9) << l["lever"];
     // ... and the run says which lever it is: its scenario is the point lever=NAME.
     const std::string name = l["lever"].get<std::string>();
-    EXPECT_EQ(j["lever_runs"].at(l["run"].get<std::size_t>())["point_label"],
-              "lever=" + (name.rfind("tier:", 0) == 0 ? std::string("tier") : name))
-        << name;
+    EXPECT_EQ(j["lever_runs"].at(l["run"].get<std::size_t>())["point_label"], "lever=" + name) << name;
   }
   EXPECT_LT(change.at("pinned"), -0.3);
   EXPECT_LE(change.at("prefetch"), change.at("pinned"));  // prefetch runs with pinned memory

@@ -77,15 +77,21 @@ TEST(ProgramEngine, AsRecordedNeedsTheProgramEngineAndAProgram) {
   options.jobs = 1;
   // as_recorded alone keeps no fast tier: a capacity would be read by no run.
   try {
-    (void)ScenarioDocument::from_file(write("name: x\nengine: {impl: program}\nhardware: {profile: h200-calibrated}\n"
-                                            "workload: {trace: " + v1 + "}\ncache: {capacity: 1GiB}\n"
-                                            "policies: [as_recorded]\n"))
-        .resolve(ScenarioDocument::from_file(dir / "s.yaml").points().front());
+    (void)resolve_points(ScenarioDocument::from_file(write("name: x\nengine: {impl: program}\nhardware: {profile: "
+                                                          "h200-calibrated}\nworkload: {trace: " + v1 +
+                                                          "}\ncache: {capacity: 1GiB}\npolicies: [as_recorded]\n")));
     ADD_FAILURE() << "cache.capacity accepted with as_recorded alone";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("s.yaml:5:19: key 'cache.capacity': every policy is as_recorded"),
               std::string::npos) << e.what();
   }
+  // A sweep whose other point keeps a tier reads it there: accepted.
+  EXPECT_EQ(resolve_points(ScenarioDocument::from_file(write("name: x\nengine: {impl: program}\nhardware: {profile: "
+                                                             "h200-calibrated}\nworkload: {trace: " + v1 +
+                                                             "}\ncache: {capacity: 1GiB}\npolicies: [as_recorded]\n"
+                                                             "sweep: {policies: [[as_recorded], [as_recorded, lru]]}\n")))
+                .size(),
+            2u);
   try {
     run_scenario(ScenarioDocument::from_file(write("name: x\nengine: {impl: program}\nhardware: {profile: h200-calibrated}\n"
                                                    "workload: {trace: " + v1 + "}\n"
@@ -202,6 +208,10 @@ TEST(ProgramEngine, TextParametersAreCheckedWhereTheyAreWritten) {
             std::string::npos)
       << error("regime: fast");
   EXPECT_EQ(error("capture_gap: 2us, regime: 0"), "");
+  EXPECT_NE(error("regime: 99999999999999999999999").find("key 'engine.regime': regime 99999999999999999999999: more "
+                                                           "than 100000000"),
+            std::string::npos)
+      << error("regime: 99999999999999999999999");
   // A sweep value is checked as well, at its own line.
   std::ofstream(dir / "s.yaml") << "name: x\nengine: {impl: program}\nhardware: {profile: h200-calibrated}\n"
                                    "workload: {trace: " << trace << "}\npolicies: [as_recorded]\n"

@@ -283,6 +283,37 @@ TEST_F(ResultsExportCli, AValueOfTheWrongTypeIsNamedAndNothingIsWritten) {
   EXPECT_TRUE(std::filesystem::is_empty(bad / "export-csv"));
 }
 
+// A component table's text columns hold texts, and each entry has every
+// column's key; an output folder that cannot be made is the user's to fix.
+TEST_F(ResultsExportCli, ComponentEntriesAndTheOutputFolderAreChecked) {
+  const std::filesystem::path bad = dir_->path() / "badc";
+  std::filesystem::create_directories(bad);
+  std::filesystem::copy_file(dir_->path() / "res" / "results.h5", bad / "results.h5");
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(test::read_file(dir_->path() / "res" / "summary.json"));
+  doc["runs"][0]["component_texts"] = nlohmann::ordered_json::parse(R"([{"component": "p", "name": "n", "text": [1]}])");
+  test::write_file(bad / "summary.json", doc.dump(1));
+  auto o = run_flashsim(dir_->path(), "results export badc --format csv");
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find("'badc/summary.json': runs[0].component_texts[0].text is [1], not a text"), std::string::npos)
+      << o.err;
+  doc["runs"][0]["component_texts"] = nlohmann::ordered_json::parse(R"([{"component": "p", "text": "t"}])");
+  doc["runs"][0]["component_series"] =
+      nlohmann::ordered_json::parse(R"([{"component": "p", "name": "s", "unit": "ns", "values": [1, "x"]}])");
+  test::write_file(bad / "summary.json", doc.dump(1));
+  o = run_flashsim(dir_->path(), "results export badc --format csv");
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find("runs[0].component_texts[0].name is missing"), std::string::npos) << o.err;
+  doc["runs"][0].erase("component_texts");
+  test::write_file(bad / "summary.json", doc.dump(1));
+  o = run_flashsim(dir_->path(), "results export badc --format csv");
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find("runs[0].component_series[0].values[1] is \"x\", not f64"), std::string::npos) << o.err;
+  test::write_file(dir_->path() / "a-file", "x");
+  o = run_flashsim(dir_->path(), "results export res --format csv --out a-file");
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find("cannot create the output folder 'a-file'"), std::string::npos) << o.err;
+}
+
 TEST_F(ResultsExportCli, ParquetWithoutPyarrowSaysWhatToInstall) {
   // A Python that cannot start.
   const std::string env = "FLASHSIM_PYTHON=/no/such/python ";

@@ -53,11 +53,21 @@ if args.cachesim and not (os.path.isfile(args.cachesim) and os.access(args.cache
     ap.error(f"--cachesim {args.cachesim}: no such executable file")
 if args.libcachesim_src and not os.path.isdir(args.libcachesim_src):
     ap.error(f"--libcachesim-src {args.libcachesim_src}: no such folder")
+if os.path.isfile(args.flashsim_bench) and not os.access(args.flashsim_bench, os.X_OK):
+    ap.error(f"--flashsim-bench {args.flashsim_bench}: not executable")
 if not os.path.isfile(args.flashsim_bench):
     ap.error(f"--flashsim-bench {args.flashsim_bench}: no such file (build it: cmake --build build)")
 
 
 def build_cachesim():
+    try:
+        return _build_cachesim()
+    except (subprocess.CalledProcessError, OSError) as e:
+        sys.exit(f"compare_libcachesim.py: cannot build libCacheSim's cachesim ({e}); "
+                 f"--libcachesim-src must be a libCacheSim checkout, or pass --cachesim")
+
+
+def _build_cachesim():
     cache = os.path.expanduser("~/.cache/flashsim-bench")
     src = args.libcachesim_src or os.path.join(cache, "libCacheSim")
     if not os.path.isdir(src):

@@ -37,9 +37,12 @@ def run(trace, model, out):
     p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if p.returncode != 0:
         sys.exit(f"l2_captures.py: {' '.join(cmd)} failed ({p.returncode}): {p.stderr[-2000:]}")
-    with open(os.path.join(out, "summary.json")) as f:
-        s = json.load(f)
-    return s["host"]["runs"][0]["accesses_per_second"], s["runs"][0]
+    try:
+        with open(os.path.join(out, "summary.json")) as f:
+            s = json.load(f)
+        return s["host"]["runs"][0]["accesses_per_second"], s["runs"][0]
+    except (OSError, ValueError, KeyError, IndexError, TypeError) as e:
+        sys.exit(f"l2_captures.py: {' '.join(cmd)} wrote no readable {out}/summary.json ({e!r}): is --flashsim flashsim?")
 
 def k(v):
     return f"{v / 1e3:.1f} k"

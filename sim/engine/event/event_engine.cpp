@@ -28,6 +28,7 @@ namespace {
 constexpr std::uint32_t kNone = 0xFFFFFFFFu;
 constexpr std::size_t kChunkRecords = 4096;
 constexpr std::size_t kPrefetchAhead = 8;  // records of a stream whose state is loaded before they issue
+constexpr std::size_t kNeighboursAhead = 4;  // records whose policy neighbours are loaded (their own state is by then)
 constexpr std::size_t kNumberAhead = 48;   // records whose id lookup is loaded before they are numbered
 constexpr std::size_t kMaxTiers = 32;      // fill masks are 32-bit
 constexpr ByteCount kSyntheticAlign = 256;  // synthetic TLB layout (engine_detail.h)
@@ -596,6 +597,7 @@ void EventEngine::issue(std::uint32_t s) {
   if (st.queue.size() > kPrefetchAhead) {
     const BlockIndex ahead = st.queue.at(kPrefetchAhead).block;
     session_->prefetch_block(ahead);
+    session_->prefetch_neighbours(st.queue.at(kNeighboursAhead).block);
   }
   access(s, p);
   if (config_.issue == IssueMode::timestamp && st.remaining > 0) {

@@ -15,6 +15,8 @@
 namespace flashsim {
 namespace {
 
+constexpr unsigned long long kMaxRegimeNumber = 100'000'000;
+
 // The executor's options for one run: the scenario's fast tier (or every
 // copy as recorded) with the engine's what-ifs; `resident_bytes` gets what
 // the static placement keeps (0: nothing fits, and as_recorded stays so).
@@ -171,6 +173,11 @@ const std::string& check_regime(const std::string& text) {
   const bool number = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
   if (!number && text != "steady" && text != "first" && text != "all") {
     throw InputError("'" + text + "': expected steady, first, all or a regime number");
+  }
+  // A regime is a stretch of at least one step: no program has more than a step count's worth.
+  if (number && (text.size() > 9 || std::stoull(text) > kMaxRegimeNumber)) {
+    throw InputError("regime " + text + ": more than " + std::to_string(kMaxRegimeNumber) +
+                     " (a regime number counts stretches of steps, from 0)");
   }
   return text;
 }
