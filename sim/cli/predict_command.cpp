@@ -86,8 +86,9 @@ void print_prediction(const RunResult& run) {
 // An error of the scenario run in predict's own words: the runner's prefix
 // (its generated scenario, the policy) left out, engine.KEY named as --KEY.
 std::string as_options(std::string message, const QuickScenario& q) {
-  const std::string prefix = "flashsim predict, policy " + q.policies.front() + ": ";
-  if (message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
+  for (const std::string& prefix : {"flashsim predict, policy " + q.policies.front() + ": ", std::string("flashsim predict: ")}) {
+    if (message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
+  }
   for (const auto& param : q.engine_params) {
     const std::string key = "engine." + param.first;
     std::string option = "--" + param.first;

@@ -10,6 +10,7 @@
 // IEngine and one FLASHSIM_REGISTER(EngineRegistry, ...) line.
 #pragma once
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,6 +44,11 @@ struct EngineTraits {
   /// The per-run metrics it fills (names of sim/results/metric_schema.h);
   /// every other metric of its runs stays 0 (tests/app/engine_registry_test.cpp).
   std::vector<std::string> statistics;
+  /// What the engine can check of its parameters against the trace before
+  /// any run of a sweep starts (the runner calls it once per point, with the
+  /// trace's metadata and the engine's resolved parameters); throws
+  /// InputError naming the parameter. Empty: nothing to check.
+  std::function<void(const TraceMeta& meta, const ParamValues& params)> check_trace;
 };
 
 /// What every engine factory gets beside its parameters: where its run

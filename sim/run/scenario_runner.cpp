@@ -146,6 +146,20 @@ ScenarioResults run_scenario(const ScenarioDocument& document, std::vector<Scena
     check_window_count(s, *provider_of[p]);
     check_pinned_blocks(s, *provider_of[p]);
   }
+  // The engine's own checks of its parameters against the trace (skip_steps of
+  // a capture), every point before the first run: a sweep fails at once, not midway.
+  for (const std::size_t p : chosen) {
+    const Scenario& s = scenarios[p];
+    const EngineRegistry::Entry& entry = EngineRegistry::instance().find(s.engine.impl);
+    if (!entry.traits.check_trace) continue;
+    const std::string label = points[p].label();
+    try {
+      const std::unique_ptr<ITraceSource> trace = provider_of[p]->open();
+      entry.traits.check_trace(trace->meta(), ParamValues::resolve("engine " + s.engine.impl, entry.params, s.engine.params));
+    } catch (const InputError& e) {
+      throw InputError(s.source + (label.empty() ? "" : " [point " + label + "]") + ": " + e.what());
+    }
+  }
   if (options.progress != nullptr && !tasks.empty()) {
     // At once: the first run may take minutes, and a log should say what is under way.
     *options.progress << "running " << tasks.size() << " run" << (tasks.size() == 1 ? "" : "s") << " ("

@@ -181,6 +181,30 @@ TEST(ProgramEngine, TheScenarioKeysItReadsChangeItsRuns) {
   }
 }
 
+// skip_steps and a regime number are checked against the capture for every
+// point of a sweep before its first run, not when the point comes.
+TEST(ProgramEngine, StepsBeyondTheCaptureFailTheSweepBeforeAnyRun) {
+  test::TempDir dir;
+  std::ofstream(dir / "s.yaml") << "name: x\nengine: {impl: program}\nhardware: {profile: h200-calibrated}\n"
+                                   "workload: {trace: " << FLASHSIM_SOURCE_DIR
+                                << "/validate/baselines/h200/programs/double_buffer_prefetch.h5}\n"
+                                   "policies: [as_recorded]\nsweep: {engine.skip_steps: [0, 500]}\n";
+  std::size_t runs = 0;
+  RunnerOptions options;
+  options.jobs = 1;
+  options.on_point_done = [&](std::size_t, const std::vector<RunResult>&) { ++runs; };
+  try {
+    (void)run_scenario(ScenarioDocument::from_file(dir / "s.yaml"), options);
+    ADD_FAILURE() << "skip_steps 500 of 19 step marks ran";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("s.yaml [point engine.skip_steps=500]: engine.skip_steps 500: the capture has "
+                                         "19 step marks"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(runs, 0u);  // not even the first point
+}
+
 // The engine's text parameters have rules of their own (ParamSpec::check):
 // a bad value is refused when the scenario is read, at its line, not when
 // the run starts.

@@ -48,11 +48,9 @@ ExecutorOptions executor_options(const EngineConfig& config, const ProgramEngine
   return o;
 }
 
-// The steps to measure, checked on the capture's own step marks before the
-// simulation (which may take seconds): skip_steps must leave a step, and a
-// regime number must exist among the captured regimes (report() splits the
-// same recorded times).
-void check_steps(const Program& program, const ProgramEngineOptions& options) {
+}  // namespace
+
+void check_program_steps(const Program& program, const ProgramEngineOptions& options) {
   std::vector<Nanoseconds> starts;
   for (const ProgramOp& op : program.ops) {
     if (op.kind == ProgramOpKind::step) starts.push_back(op.host_start_ns);
@@ -69,6 +67,8 @@ void check_steps(const Program& program, const ProgramEngineOptions& options) {
   choose_regime(find_regimes(durations, starts, program.repeat_marks_ns), durations.size(), options.regime,
                 "engine.regime");
 }
+
+namespace {
 
 const char* kDirection[2] = {"h2d", "d2h"};
 const char* kMemory[2] = {"pinned", "pageable"};
@@ -186,7 +186,7 @@ EngineResult run_program_engine(ITraceSource& trace, const EngineConfig& config,
   TraceMeta meta = trace.meta();
   const std::vector<AccessRecord> records = read_all_records(trace);
   ByteCount resident_bytes = 0;
-  if (meta.program && !meta.program->empty()) check_steps(*meta.program, options);
+  if (meta.program && !meta.program->empty()) check_program_steps(*meta.program, options);
   const ExecutorOptions o = executor_options(config, options, records, resident_bytes);
   if (options.prefetch_distance >= 0 && meta.program) {  // run_program names a trace without one
     meta.program = std::make_shared<const Program>(

@@ -76,4 +76,10 @@ Nanoseconds parse_capture_gap(const std::string& text);
 /// InputError naming the text (callers add the key).
 const std::string& check_regime(const std::string& text);
 
+/// The steps `options` measure, checked on the capture's own step marks (no
+/// simulation): skip_steps must leave a step, and a regime number must be
+/// one of the captured regimes (the split report() makes of the same
+/// recorded times). Throws InputError naming engine.skip_steps or engine.regime.
+void check_program_steps(const Program& program, const ProgramEngineOptions& options);
+
 }  // namespace flashsim

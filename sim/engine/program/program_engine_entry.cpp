@@ -62,11 +62,35 @@ std::vector<ParamSpec> program_params() {
   };
 }
 
+ProgramEngineOptions options_of(const ParamValues& v) {
+  ProgramEngineOptions o;
+  o.host_memory = host_memory_mode(v.text("host_memory"));
+  o.skip_steps = static_cast<std::uint64_t>(v.integer("skip_steps"));
+  o.host_time = v.text("host_time") == "recorded" ? HostTime::recorded : HostTime::calibrated;
+  o.capture_gap_ns = parse_capture_gap(v.text("capture_gap"));  // checked by its spec
+  const std::string& curves = v.text("copy_curves");
+  o.copy_curves = curves == "profile" ? CopyCurveSource::profile
+                  : curves == "fit"   ? CopyCurveSource::fit
+                                      : CopyCurveSource::capture;
+  const std::string& fresh = v.text("fresh_pages");
+  o.fresh_pages = fresh == "all"    ? FreshPages::all
+                  : fresh == "none" ? FreshPages::none
+                                    : FreshPages::per_copy;
+  o.recorded_copy_time = v.text("recorded_copy_time") == "true";
+  o.static_placement_bytes = v.bytes("static_placement");
+  o.prefetch_distance = v.integer("prefetch_distance");
+  o.regime = v.text("regime");
+  return o;
+}
+
 EngineTraits program_traits() {
   EngineTraits t;
   t.capabilities = {.models_time = true, .serving_metrics = true, .needs_program_trace = true};
   t.uses = {"hardware", "hardware.execution", "policies.admission", "cache.allocator", "cache.pin", "cache.size_change",
             "policies.as_recorded"};
+  t.check_trace = [](const TraceMeta& meta, const ParamValues& v) {
+    if (meta.program && !meta.program->empty()) check_program_steps(*meta.program, options_of(v));
+  };
   t.statistics = cache_statistics();
   for (const char* s : {"simulated_ns", "requests", "output_tokens", "tokens_per_second", "ttft_mean_ns", "ttft_p50_ns",
                         "ttft_p90_ns", "ttft_p99_ns", "tpot_mean_ns", "tpot_p50_ns", "tpot_p99_ns", "e2e_p50_ns",
@@ -81,24 +105,7 @@ FLASHSIM_REGISTER(EngineRegistry,
                       "program", "a captured program's execution model (docs/capture.md): its steps as TTFT/TPOT",
                       program_params(),
                       [](const ParamValues& v, const EngineContext&) -> std::unique_ptr<IEngine> {
-                        ProgramEngineOptions o;
-                        o.host_memory = host_memory_mode(v.text("host_memory"));
-                        o.skip_steps = static_cast<std::uint64_t>(v.integer("skip_steps"));
-                        o.host_time = v.text("host_time") == "recorded" ? HostTime::recorded : HostTime::calibrated;
-                        o.capture_gap_ns = parse_capture_gap(v.text("capture_gap"));  // checked by its spec
-                        const std::string& curves = v.text("copy_curves");
-                        o.copy_curves = curves == "profile" ? CopyCurveSource::profile
-                                        : curves == "fit"   ? CopyCurveSource::fit
-                                                            : CopyCurveSource::capture;
-                        const std::string& fresh = v.text("fresh_pages");
-                        o.fresh_pages = fresh == "all"    ? FreshPages::all
-                                        : fresh == "none" ? FreshPages::none
-                                                          : FreshPages::per_copy;
-                        o.recorded_copy_time = v.text("recorded_copy_time") == "true";
-                        o.static_placement_bytes = v.bytes("static_placement");
-                        o.prefetch_distance = v.integer("prefetch_distance");
-                        o.regime = v.text("regime");
-                        return std::make_unique<ProgramEngine>(o);
+                        return std::make_unique<ProgramEngine>(options_of(v));
                       },
                       program_traits()}));
 
