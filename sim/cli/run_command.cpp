@@ -11,6 +11,7 @@
 #include <functional>
 #include <system_error>
 #include <iostream>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -141,6 +142,24 @@ struct SweepOptions {
   std::optional<std::pair<std::size_t, std::size_t>> shard;  ///< K of N
   bool print_components = false;  ///< --components: every component statistic below the tables
 };
+
+// An error about the scenario --trace wrote, in the words the user typed:
+// the generated text's line:column and key as the option that set it.
+std::string in_quick_form_words(const std::string& message) {
+  static const std::regex at(R"(the scenario of --trace:[0-9]+:[0-9]+: (key '([^']*)': )?)");
+  std::smatch m;
+  if (!std::regex_search(message, m, at)) return message;
+  const std::string key = m[2].str();
+  static const std::pair<const char*, const char*> kOptions[] = {
+      {"cache.capacity", "--capacity"}, {"workload.trace", "--trace"}, {"workload.format", "--format"},
+      {"workload", "--trace"},          {"hardware", "--hardware"},    {"hardware.profile", "--hardware"},
+      {"engine", "--engine"},           {"engine.impl", "--engine"},   {"policies", "--policies"}};
+  std::string said = key.empty() ? "--trace: " : "key '" + key + "' (of the scenario --trace writes; --print-scenario shows it): ";
+  for (const auto& [k, option] : kOptions) {
+    if (key == k || (std::string(k) == "policies" && key.rfind("policies.", 0) == 0)) said = std::string(option) + ": ";
+  }
+  return m.prefix().str() + said + m.suffix().str();
+}
 
 // What the engines warn of (a component text named "warnings", one a line:
 // the program engine's profile without execution:), each line once on stderr.
@@ -346,6 +365,7 @@ int run_command(int argc, char** argv) {
     throw InputError("--trace runs one trace without a scenario: give either scenario files or --trace, not both");
   }
   const std::vector<std::string> files = expand_scenarios(scenarios);
+  const auto rest = [&]() -> int {
   // Every file is parsed before anything runs: a typo in the last one costs no simulation.
   std::vector<ScenarioDocument> documents;
   if (quick_form) {
@@ -396,6 +416,13 @@ int run_command(int argc, char** argv) {
     run_document(documents[k], std::move(resolved[k]), out, documents.size() > 1, options, sweep);
   }
   return 0;
+  };
+  if (!quick_form) return rest();
+  try {
+    return rest();
+  } catch (const InputError& e) {
+    throw InputError(in_quick_form_words(e.what()));
+  }
 }
 
 }  // namespace

@@ -59,6 +59,10 @@ TEST(Cli, RunComponentsPrintsEveryComponentStatistic) {
             std::string::npos)
       << plain.out;
   EXPECT_EQ(plain.out.find("program.median_step_ns"), std::string::npos) << plain.out;
+  // An error about the scenario --trace writes names the option, not a line of a file nobody wrote.
+  const Outcome zero = run_flashsim(dir.path(), "run --trace " + trace + " --policies lru --capacity 0 -q");
+  EXPECT_EQ(zero.code, 2);
+  EXPECT_NE(zero.err.find("flashsim run: error: --capacity: capacity must be > 0"), std::string::npos) << zero.err;
   const Outcome full = run_flashsim(dir.path(), quick + " --force --components");
   ASSERT_EQ(full.code, 0) << full.err;
   EXPECT_NE(full.out.find("double_buffer_prefetch: components\n  component.name"), std::string::npos) << full.out;
