@@ -81,6 +81,18 @@ ComparedResults ComparedResults::read(const std::filesystem::path& path) {
       const auto it = r.find(std::string(m.name));
       if (it != r.end() && it->is_number()) run.metrics.emplace_back(std::string(m.name), it->get<double>());
     }
+    // What the components counted, compared as metrics (a program run's prediction is one).
+    if (const auto c = r.find("components"); c != r.end() && c->is_array()) {
+      for (const auto& s : *c) {
+        if (!s.is_object() || !s.contains("component") || !s["component"].is_string() || !s.contains("name") ||
+            !s["name"].is_string() || !s.contains("value") || !s["value"].is_number()) {
+          continue;  // not a component number (results export names such entries)
+        }
+        const std::string key = s["component"].get<std::string>() + "." + s["name"].get<std::string>();
+        run.metrics.emplace_back(key, s["value"].get<double>());
+        run.component_units[key] = s.contains("unit") && s["unit"].is_string() ? s["unit"].get<std::string>() : "";
+      }
+    }
     out.runs.push_back(std::move(run));
   }
   return out;
@@ -154,7 +166,8 @@ std::size_t print_comparison(std::ostream& out, const ComparedResults& a, const 
       if (it == mb.end()) continue;
       const double vb = it->second;
       if (!options.all_metrics && va == vb) continue;
-      const std::string unit = unit_of(name);
+      const auto cu = ra->component_units.find(name);
+      const std::string unit = cu != ra->component_units.end() ? cu->second : unit_of(name);
       std::snprintf(line, sizeof line, "  %-28s %16s %16s  %s\n", name.c_str(), value_text(va, unit).c_str(),
                     value_text(vb, unit).c_str(), delta_text(va, vb, unit).c_str());
       out << line;

@@ -7,6 +7,7 @@
 // (sim/results/metric_schema.h).
 #pragma once
 #include <filesystem>
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -19,7 +20,10 @@ struct ComparedRun {
   /// The resolved scenario of the run's sweep point (the folder's sweep.json
   /// or results.h5); empty when the results hold none.
   std::string resolved;
-  std::vector<std::pair<std::string, double>> metrics;  ///< schema order
+  /// Schema order, then the components' numbers as COMPONENT.NAME
+  /// (summary.json runs[].components), in their order.
+  std::vector<std::pair<std::string, double>> metrics;
+  std::map<std::string, std::string> component_units;  ///< COMPONENT.NAME -> its unit
 };
 
 /// A summary.json read: `path` is the file or the results folder holding it.

@@ -1,6 +1,7 @@
 // `flashsim compare A B`: runs matched by point and policy, deltas by hand
 // on the recorded trace (belady_bypass at 10% and 50% of the footprint), and
 // bad inputs named.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -53,6 +54,23 @@ TEST(CompareCli, ASingleRunPairsWithTheSweepPointThatRanTheSameScenario) {
   EXPECT_NE(o.out.find("(every metric equal)"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("only in B: lru @ cache.capacity=10%"), std::string::npos) << o.out;
   EXPECT_EQ(o.out.find("only in A"), std::string::npos) << o.out;
+}
+
+// The components' numbers are compared too, in their units: a program
+// run's prediction is its component's median step.
+TEST(CompareCli, ComponentNumbersAreComparedInTheirUnits) {
+  test::TempDir dir;
+  const std::string capture = std::string(FLASHSIM_SOURCE_DIR) + "/validate/baselines/h200/programs/double_buffer_prefetch.h5";
+  for (const char* memory : {"as_recorded", "pageable"}) {
+    const auto o = test::run_flashsim(dir.path(), "run --trace " + capture + " --engine program --hardware h200-calibrated "
+                                                  "--policies as_recorded --set engine.skip_steps=10 --set engine.host_memory=" +
+                                                      memory + " --out " + memory + " --no-progress");
+    ASSERT_EQ(o.code, 0) << o.err;
+  }
+  const auto o = test::run_flashsim(dir.path(), "compare as_recorded pageable");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_THAT(o.out, ::testing::ContainsRegex("\n  program\\.median_step_ns +9\\.80 ms +77\\.9 ms  \\+68\\.1 ms"));
+  EXPECT_THAT(o.out, ::testing::ContainsRegex("\n  program\\.h2d_pinned_copies +289 +0  -289 \\(-100\\.0%\\)"));
 }
 
 TEST(CompareCli, BadInputIsNamed) {
