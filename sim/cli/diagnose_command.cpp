@@ -110,8 +110,8 @@ json diagnose_trace(const std::string& trace, const Options& o, const HardwarePr
   auto source = open_trace(trace);
   const TraceMeta meta = source->meta();
   if (!meta.program || meta.program->empty()) {
-    throw InputError(trace + ": the trace has no program (schema 2): diagnose needs a `flashsim capture` trace, a "
-                             "results folder, or a command after --");
+    throw InputError(trace + ": the trace " + no_program_reason(meta) +
+                     " (diagnose also takes a results folder, or a command after --)");
   }
   ProgramHealth h;
   try {

@@ -191,11 +191,7 @@ int predict_command(int argc, char** argv) {
   {  // the trace's own words for a trace without a program, before a scenario names it
     const TraceMeta meta = open_trace(trace, format)->meta();
     if (!meta.program || meta.program->empty()) {
-      const bool imported = meta.source.rfind("kineto", 0) == 0 || meta.source.rfind("nsys", 0) == 0;
-      throw InputError(trace + ": the trace has no program (schema_version " + std::to_string(meta.schema_version) +
-                       "): " +
-                       (imported ? "import it again with the option program: on"
-                                 : "capture the program with `flashsim capture` (raw format 2) to predict it"));
+      throw InputError(trace + ": the trace " + no_program_reason(meta));
     }
   }
 

@@ -148,6 +148,9 @@ struct SweepOptions {
 std::string in_quick_form_words(const std::string& message) {
   static const std::regex at(R"(the scenario of --trace:[0-9]+:[0-9]+: (key '([^']*)': )?)");
   std::smatch m;
+  if (const std::string run = "the scenario of --trace: workload.trace: "; message.rfind(run, 0) == 0) {
+    return "--trace: " + message.substr(run.size());  // a check before the runs (EngineTraits::check_trace)
+  }
   if (!std::regex_search(message, m, at)) return message;
   const std::string key = m[2].str();
   static const std::pair<const char*, const char*> kOptions[] = {

@@ -12,7 +12,7 @@
 
 namespace flashsim::diagnose {
 ProgramLevers simulate_program_levers(const std::string& trace, const TraceMeta& meta, const LeverOptions& options) {
-  if (!meta.program || meta.program->empty()) throw InputError("the trace has no program (capture schema 2)");
+  if (!meta.program || meta.program->empty()) throw InputError(trace + ": the trace " + no_program_reason(meta));
   ProgramLevers out;
   const auto traces = std::make_shared<TraceProviderCache>();  // the capture read once for every lever
   // One scenario a lever: the capture on engine program, every step after the skip (regime all).

@@ -89,7 +89,8 @@ EngineTraits program_traits() {
   t.uses = {"hardware", "hardware.execution", "policies.admission", "cache.allocator", "cache.pin", "cache.size_change",
             "policies.as_recorded"};
   t.check_trace = [](const TraceMeta& meta, const ParamValues& v) {
-    if (meta.program && !meta.program->empty()) check_program_steps(*meta.program, options_of(v));
+    if (!meta.program || meta.program->empty()) throw InputError("workload.trace: the trace " + no_program_reason(meta));
+    check_program_steps(*meta.program, options_of(v));
   };
   t.statistics = cache_statistics();
   for (const char* s : {"simulated_ns", "requests", "output_tokens", "tokens_per_second", "ttft_mean_ns", "ttft_p50_ns",

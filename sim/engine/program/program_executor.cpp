@@ -540,11 +540,17 @@ std::vector<Nanoseconds> ProgramPrediction::step_durations(std::size_t skip, boo
   return d;
 }
 
+std::string no_program_reason(const TraceMeta& meta) {
+  const bool imported = meta.source.rfind("kineto", 0) == 0 || meta.source.rfind("nsys", 0) == 0;
+  return "has no program (trace schema " + std::to_string(meta.schema_version) +
+         ": records only; the program is what `flashsim capture` records, schema 2 and later): " +
+         (imported ? "import it again with the option program: on" : "capture it with `flashsim capture`");
+}
+
 ProgramPrediction run_program(const TraceMeta& meta, const std::vector<AccessRecord>& records,
                               const HardwareProfile& hardware, const ExecutorOptions& options) {
   if (!meta.program || meta.program->empty()) {
-    throw InputError("trace '" + meta.source +
-                     "' has no program (schema v1): capture it with `flashsim capture` (format 2) to predict it");
+    throw InputError("trace '" + meta.source + "' " + no_program_reason(meta));
   }
   if (const std::string problem = check_program(*meta.program, records.size()); !problem.empty()) {
     throw InputError("trace '" + meta.source + "': program: " + problem);
