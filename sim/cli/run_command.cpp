@@ -329,7 +329,9 @@ int run_command(int argc, char** argv) {
                  "with --trace: cache_only (hit ratios), event (time, on --hardware) or program (a captured\n"
                  "program's steps; --policies as_recorded needs no --capacity; `flashsim predict` has its options)")
       ->capture_default_str();
-  app.add_option("--hardware", quick.hardware, "with --trace --engine event or program: hardware profile")
+  app.add_option("--hardware", quick.hardware,
+                 "with --trace --engine event or program: hardware profile (program: default h200-calibrated, whose "
+                 "execution: section it needs)")
       ->capture_default_str();
   app.add_flag("--force", force,
                "replace the results in the results folder, running every point again, also when they are of "
@@ -376,6 +378,8 @@ int run_command(int argc, char** argv) {
       throw InputError("--hardware " + quick.hardware + ": --engine cache_only has no hardware (hit ratios only); "
                        "add --engine event to time the run on a hardware profile");
     }
+    // A program's execution model needs the profile's execution: section (predict's default too).
+    if (quick.engine == "program" && app.count("--hardware") == 0) quick.hardware = "h200-calibrated";
     quick.policies = split_list(quick_policies, "--policies");
     quick.capacities = split_list(quick_capacities, "--capacity");
     documents.push_back(ScenarioDocument::from_text(quick_scenario_yaml(quick), "the scenario of --trace",
