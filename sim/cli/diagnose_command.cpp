@@ -17,11 +17,11 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "sim/cli/cli_parse.h"
+#include "sim/cli/engine_warnings.h"
 #include "sim/cli/command_registry.h"
 #include "sim/cli/output_dir.h"
 #include "sim/core/errors.h"
@@ -224,8 +224,7 @@ json diagnose_trace(const std::string& trace, const Options& o, const HardwarePr
     return j;
   }
   const ProgramLevers lv = simulate_program_levers(trace, meta, lo);
-  std::istringstream warnings(program_text(lv.runs.runs.front().result.components, "warnings"));
-  for (std::string line; std::getline(warnings, line);) std::cerr << "flashsim diagnose: warning: " << line << "\n";
+  print_engine_warnings(std::cerr, "flashsim diagnose", lv.runs);
   std::printf("levers (execution model; as captured it predicts %.3f ms per step against %.3f ms recorded, %+.1f%%):\n",
               lv.model_median_step_ms, lv.recorded_median_step_ms, lv.model_error * 100.0);
   int name_width = 18;  // the widest lever name, so that the columns stay aligned (tier:static_fraction)

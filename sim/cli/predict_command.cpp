@@ -8,11 +8,11 @@
 #include <filesystem>
 #include <cstdio>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "sim/cli/cli_parse.h"
+#include "sim/cli/engine_warnings.h"
 #include "sim/cli/command_registry.h"
 #include "sim/cli/output_dir.h"
 #include "sim/scenario/quick_scenario.h"
@@ -42,8 +42,6 @@ struct ProgramFigures {
 // The terminal printer of a program run.
 void print_prediction(const RunResult& run) {
   const ProgramFigures f{run.result.components};
-  std::istringstream warnings(f.text("warnings"));
-  for (std::string w; std::getline(warnings, w);) std::cerr << "flashsim predict: warning: " << w << "\n";
   const auto count = [&](const std::string& name) { return static_cast<unsigned long long>(f.number(name)); };
   const std::size_t skip = static_cast<std::size_t>(f.number("skip_steps"));
   std::printf("program: %llu ops, %llu thread(s), %llu stream(s); step rule %s\n", count("ops"), count("threads"),
@@ -225,6 +223,7 @@ int predict_command(int argc, char** argv) {
     throw InputError(trace + ": " + as_options(e.what(), q));
   }
   const RunResult& run = results.runs.at(0);
+  print_engine_warnings(std::cerr, "flashsim predict", results);
   print_prediction(run);
   if (!json_out.empty()) write_file_atomically(json_out, summary_json_text(results));
   return 0;

@@ -12,12 +12,11 @@
 #include <system_error>
 #include <iostream>
 #include <regex>
-#include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "sim/cli/cli_parse.h"
+#include "sim/cli/engine_warnings.h"
 #include "sim/cli/command_registry.h"
 #include "sim/cli/output_dir.h"
 #include "sim/scenario/quick_scenario.h"
@@ -164,23 +163,6 @@ std::string in_quick_form_words(const std::string& message) {
   return m.prefix().str() + said + m.suffix().str();
 }
 
-// What the engines warn of (a component text named "warnings", one a line:
-// the program engine's profile without execution:), each line once on stderr.
-void print_engine_warnings(const ScenarioResults& results) {
-  std::set<std::string> said;
-  for (const RunResult& r : results.runs) {
-    for (const ComponentText& t : r.result.components.texts) {
-      if (t.name != "warnings") continue;
-      std::istringstream lines(t.text);
-      for (std::string line; std::getline(lines, line);) {
-        if (!line.empty() && said.insert(t.component + ": " + line).second) {
-          std::cerr << "flashsim run: warning: " << t.component << ": " << line << "\n";
-        }
-      }
-    }
-  }
-}
-
 // Runs one scenario document into its results folder: points already
 // finished there are skipped, each point is written as it finishes, and
 // (without --shard) results.h5 and summary.json are merged from the points.
@@ -263,7 +245,7 @@ void run_document(const ScenarioDocument& document, std::vector<Scenario> resolv
   if (!run_options.points.empty()) {
     results = run_scenario(document, std::move(resolved), run_options);
     print_results_tables(std::cout, results);
-    print_engine_warnings(results);
+    print_engine_warnings(std::cerr, "flashsim run", results);
     if (sweep.print_components) {
       print_component_tables(std::cout, results);
     } else if (const std::size_t n = count_component_statistics(results); n > 0) {
