@@ -72,8 +72,9 @@ const std::vector<double>& program_series(const ComponentStats& components, cons
 Nanoseconds parse_capture_gap(const std::string& text);
 
 /// The regime parameter's text, checked: steady, first, all or a regime
-/// number (whether that regime exists is known only after the run). Throws
-/// InputError naming the text (callers add the key).
+/// number up to 10^8 (whether that regime exists in a capture is
+/// check_program_steps', against its step marks). Throws InputError naming
+/// the text (callers add the key).
 const std::string& check_regime(const std::string& text);
 
 /// The steps `options` measure, checked on the capture's own step marks (no

@@ -113,6 +113,11 @@ struct ProgramPrediction {
   std::vector<Nanoseconds> step_durations(std::size_t skip, bool recorded = false) const;
 };
 
+/// Why a trace without a program cannot be predicted, in one wording for
+/// every command: "has no program (trace schema 1: records only; ...): ..."
+/// with what to do (capture it, or import Kineto/nsys with program: on).
+std::string no_program_reason(const TraceMeta& meta);
+
 /// Runs the model. `records` are the trace's access records (the copies'
 /// blocks); `meta` its catalog. Throws InputError when the trace has no
 /// program or the program references records it lacks, or when
@@ -120,11 +125,6 @@ struct ProgramPrediction {
 /// the copy-curve source gives it, nor the profile's); Error when the
 /// simulation deadlocks (a wait on an event never recorded cannot happen;
 /// a stream waiting forever means a malformed program, named by its op).
-/// Why a trace without a program cannot be predicted, in one wording for
-/// every command: "has no program (trace schema 1: records only; ...): ..."
-/// with what to do (capture it, or import Kineto/nsys with program: on).
-std::string no_program_reason(const TraceMeta& meta);
-
 ProgramPrediction run_program(const TraceMeta& meta, const std::vector<AccessRecord>& records,
                               const HardwareProfile& hardware, const ExecutorOptions& options);
 
