@@ -51,6 +51,28 @@ struct Task {
   std::size_t policy = 0;
 };
 
+// The engine's own checks of its parameters against the trace (skip_steps of
+// a capture), every chosen point before the first run: a sweep fails at
+// once, not midway. A source is opened once per trace (opening a streamed
+// one starts its reader) and closed before the runs.
+void check_engine_parameters(const std::vector<Scenario>& scenarios, const std::vector<SweepPoint>& points,
+                             const std::vector<std::size_t>& chosen, const std::vector<TraceProvider*>& provider_of) {
+  std::map<const TraceProvider*, std::unique_ptr<ITraceSource>> opened;
+  for (const std::size_t p : chosen) {
+    const Scenario& s = scenarios[p];
+    const EngineRegistry::Entry& entry = EngineRegistry::instance().find(s.engine.impl);
+    if (!entry.traits.check_trace) continue;
+    try {
+      std::unique_ptr<ITraceSource>& trace = opened[provider_of[p]];
+      if (!trace) trace = provider_of[p]->open();
+      entry.traits.check_trace(trace->meta(), ParamValues::resolve("engine " + s.engine.impl, entry.params, s.engine.params));
+    } catch (const InputError& e) {
+      const std::string label = points[p].label();
+      throw InputError(s.source + (label.empty() ? "" : " [point " + label + "]") + ": " + e.what());
+    }
+  }
+}
+
 }  // namespace
 
 ScenarioResults run_scenario(const ScenarioDocument& document, const RunnerOptions& options) {
@@ -148,18 +170,7 @@ ScenarioResults run_scenario(const ScenarioDocument& document, std::vector<Scena
   }
   // The engine's own checks of its parameters against the trace (skip_steps of
   // a capture), every point before the first run: a sweep fails at once, not midway.
-  for (const std::size_t p : chosen) {
-    const Scenario& s = scenarios[p];
-    const EngineRegistry::Entry& entry = EngineRegistry::instance().find(s.engine.impl);
-    if (!entry.traits.check_trace) continue;
-    const std::string label = points[p].label();
-    try {
-      const std::unique_ptr<ITraceSource> trace = provider_of[p]->open();
-      entry.traits.check_trace(trace->meta(), ParamValues::resolve("engine " + s.engine.impl, entry.params, s.engine.params));
-    } catch (const InputError& e) {
-      throw InputError(s.source + (label.empty() ? "" : " [point " + label + "]") + ": " + e.what());
-    }
-  }
+  check_engine_parameters(scenarios, points, chosen, provider_of);
   if (options.progress != nullptr && !tasks.empty()) {
     // At once: the first run may take minutes, and a log should say what is under way.
     *options.progress << "running " << tasks.size() << " run" << (tasks.size() == 1 ? "" : "s") << " ("
