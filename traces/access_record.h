@@ -86,6 +86,13 @@ struct OperatorEntry {
   Nanoseconds compute_ns = 0;     ///< roofline time of one token's pass (0 = unknown)
 };
 
+/// One stream of a trace as a pass over its records finds it.
+struct StreamSummary {
+  std::uint32_t stream_id = 0;
+  Nanoseconds first_time_ns = 0;  ///< time_ns of its first record
+  std::uint64_t records = 0;      ///< > 0
+};
+
 /// File-level facts about a trace.
 struct TraceMeta {
   int schema_version = kTraceSchemaVersionOldest;  ///< 2 or 3 when `program` is set (Program::schema_version)
@@ -99,6 +106,14 @@ struct TraceMeta {
   /// Schema v2: the program the accesses came from (a live capture); null
   /// for traces without one. Shared: metas are copied freely.
   std::shared_ptr<const Program> program;
+  /// The streams in order of first appearance and whether any record has a
+  /// request_id, when the file says (HDF5 traces: group /streams,
+  /// docs/traces.md); streams_known is false otherwise. What the event
+  /// engine's first pass would find: with it and no requests, the engine
+  /// replays in one pass (sim/engine/event/trace_scan.h).
+  bool streams_known = false;
+  std::vector<StreamSummary> streams;
+  bool has_requests = false;  ///< meaningful when streams_known
 };
 
 }  // namespace flashsim

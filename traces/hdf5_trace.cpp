@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "sim/core/errors.h"
+#include "sim/core/hash_map.h"
 #include "sim/core/input_file.h"
 #include "traces/atomic_file.h"
 #include "traces/child_probe.h"
@@ -23,6 +24,10 @@ namespace {
 constexpr const char* kRecordsGroup = "records";
 constexpr const char* kCatalogGroup = "catalog";
 constexpr const char* kOperatorsGroup = "operators";
+constexpr const char* kStreamsGroup = "streams";
+// Traces with more streams than this carry no /streams group (a reader's
+// first pass finds them); real traces have a handful.
+constexpr std::size_t kMaxSummaryStreams = 1 << 16;
 
 // A numeric 1-D dataset of `n` elements from `data`.
 void write_column(hid_t group, const char* name, hid_t file_type, hid_t mem_type, std::size_t n, const void* data) {
@@ -109,6 +114,26 @@ void write_operators(hid_t file, const std::vector<OperatorEntry>& operators) {
   write_column(g, "compute_ns", H5T_STD_I64LE, H5T_NATIVE_INT64, n, compute.data());
   write_ragged<BlockId>(g, "blocks", H5T_STD_U64LE, H5T_NATIVE_UINT64, blocks);
   write_ragged<BlockId>(g, "routed_blocks", H5T_STD_U64LE, H5T_NATIVE_UINT64, routed);
+}
+
+// The streams a first pass would find (TraceMeta::streams) as columns of
+// /streams, and whether any record has a request (its attribute has_requests).
+void write_streams(hid_t file, const std::vector<StreamSummary>& streams, bool has_requests) {
+  h5::Handle group = h5::create_group(file, kStreamsGroup);
+  const std::size_t n = streams.size();
+  std::vector<std::uint32_t> ids(n);
+  std::vector<std::int64_t> first(n);
+  std::vector<std::uint64_t> records(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    ids[i] = streams[i].stream_id;
+    first[i] = streams[i].first_time_ns;
+    records[i] = streams[i].records;
+  }
+  const hid_t g = group.get();
+  write_column(g, "stream_id", H5T_STD_U32LE, H5T_NATIVE_UINT32, n, ids.data());
+  write_column(g, "first_time_ns", H5T_STD_I64LE, H5T_NATIVE_INT64, n, first.data());
+  write_column(g, "records", H5T_STD_U64LE, H5T_NATIVE_UINT64, n, records.data());
+  h5::write_attr_int(g, "has_requests", H5T_STD_U8LE, has_requests ? 1 : 0);
 }
 
 // Reads the ragged lists written by write_ragged: `n` lists, or none when
@@ -258,6 +283,54 @@ std::vector<OperatorEntry> read_operators(hid_t file, const std::string& where) 
   return operators;
 }
 
+// /streams (write_streams) into meta, checked against the records' count;
+// absent: meta.streams_known stays false. Throws InputError naming the dataset.
+void read_streams(hid_t file, const std::string& where, TraceMeta& meta) {
+  if (!h5::link_exists(file, kStreamsGroup)) return;
+  h5::Handle group = h5::open_group(file, kStreamsGroup);
+  const hid_t g = group.get();
+  const std::string prefix = where + ": /streams/";
+  hsize_t n = 0;
+  std::vector<h5::Handle> columns;
+  for (const char* name : {"stream_id", "first_time_ns", "records"}) {
+    if (!h5::link_exists(g, name)) throw InputError(prefix + name + " is missing");
+    columns.push_back(h5::open_dataset(g, name));
+    const hsize_t len = h5::length(columns.back().get(), prefix + name);
+    if (columns.size() == 1) n = len;
+    if (len != n) throw InputError(prefix + name + " has " + std::to_string(len) + " elements, /streams/stream_id has " + std::to_string(n));
+  }
+  if (n > kMaxSummaryStreams) {
+    throw InputError(prefix + "stream_id has " + std::to_string(n) + " elements, more than the " +
+                     std::to_string(kMaxSummaryStreams) + " a trace may list");
+  }
+  const std::optional<std::int64_t> has_requests = h5::read_attr_int(g, "has_requests");
+  if (!has_requests || (*has_requests != 0 && *has_requests != 1)) {
+    throw InputError(where + ": attribute /streams has_requests is missing or not 0/1");
+  }
+  std::vector<std::uint32_t> ids(n);
+  std::vector<std::int64_t> first(n);
+  std::vector<std::uint64_t> records(n);
+  h5::read_range(columns[0].get(), H5T_NATIVE_UINT32, 0, n, ids.data());
+  h5::read_range(columns[1].get(), H5T_NATIVE_INT64, 0, n, first.data());
+  h5::read_range(columns[2].get(), H5T_NATIVE_UINT64, 0, n, records.data());
+  std::set<std::uint32_t> seen;
+  std::uint64_t total = 0;
+  for (hsize_t i = 0; i < n; ++i) {
+    if (!seen.insert(ids[i]).second) throw InputError(prefix + "stream_id[" + std::to_string(i) + "] = " + std::to_string(ids[i]) + ": listed twice");
+    if (records[i] == 0 || records[i] > meta.record_count - total) {
+      throw InputError(prefix + "records[" + std::to_string(i) + "] = " + std::to_string(records[i]) +
+                       ": the streams' records must be > 0 and sum to record_count (" + std::to_string(meta.record_count) + ")");
+    }
+    total += records[i];
+    meta.streams.push_back(StreamSummary{ids[i], first[i], records[i]});
+  }
+  if (total != meta.record_count) {
+    throw InputError(prefix + "records sum to " + std::to_string(total) + ", record_count is " + std::to_string(meta.record_count));
+  }
+  meta.has_requests = *has_requests == 1;
+  meta.streams_known = true;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- writer
@@ -277,6 +350,32 @@ struct Hdf5TraceWriter::State {
 
   State(std::filesystem::path path, TraceMeta m, Hdf5WriteOptions o)
       : output(std::move(path)), meta(std::move(m)), options(o) {}
+
+  // What a first pass would find (TraceMeta::streams), kept as records are written.
+  std::vector<StreamSummary> streams;
+  HashMap<std::uint32_t, std::size_t> stream_slot;
+  std::size_t last_slot = 0;
+  bool any_request = false;
+  bool too_many_streams = false;
+
+  void note_streams(std::span<const AccessRecord> records) {
+    for (const AccessRecord& r : records) {
+      if (r.request_id != kNoRequest) any_request = true;
+      if (too_many_streams) continue;
+      if (streams.empty() || streams[last_slot].stream_id != r.stream_id) {
+        const auto [it, added] = stream_slot.emplace(r.stream_id, streams.size());
+        if (added) {
+          if (streams.size() == kMaxSummaryStreams) {
+            too_many_streams = true;
+            continue;
+          }
+          streams.push_back(StreamSummary{r.stream_id, r.time_ns, 0});
+        }
+        last_slot = it->second;
+      }
+      ++streams[last_slot].records;
+    }
+  }
 
   bool wanted(std::size_t k, bool any_non_default) const {
     const auto& field = h5::record_fields()[k];
@@ -303,6 +402,7 @@ struct Hdf5TraceWriter::State {
   void flush() {
     const std::size_t n = buffer.size();
     if (n == 0) return;
+    note_streams(buffer);
     const auto& fields = h5::record_fields();
     for (std::size_t k = 0; k < fields.size(); ++k) {
       const auto& field = fields[k];
@@ -396,6 +496,7 @@ void Hdf5TraceWriter::finish() {
     write_catalog(root, s.meta.catalog);
     write_operators(root, s.meta.operators);
     if (s.meta.program) write_program(root, *s.meta.program);
+    if (s.written > 0 && !s.too_many_streams) write_streams(root, s.streams, s.any_request);
     // Everything reaches the disk while all objects are open; only then close
     // (hdf5_io.h, "closing files being written").
     h5::flush_file(root, "flushing");
@@ -570,6 +671,7 @@ void Hdf5TraceSource::open(State& s) {
   s.meta.catalog = read_catalog(root, s.where);
   s.meta.operators = read_operators(root, s.where);
   if (*version >= 2) s.meta.program = read_program(root, s.where, s.meta.record_count, s.meta.schema_version);
+  read_streams(root, s.where, s.meta);
   s.window = static_cast<std::size_t>(std::min<std::uint64_t>(s.window, std::max<std::uint64_t>(1, s.meta.record_count)));
   s.columns.resize(fields.size());
   for (std::size_t k = 0; k < fields.size(); ++k) {

@@ -9,6 +9,9 @@ namespace flashsim {
 MemoryTraceSource::MemoryTraceSource(TraceMeta meta, std::vector<AccessRecord> records)
     : meta_(std::move(meta)), records_(std::move(records)) {
   meta_.record_count = records_.size();
+  // A summary describes the records it was computed from, not these.
+  meta_.streams_known = false;
+  meta_.streams.clear();
 }
 
 std::size_t MemoryTraceSource::read(std::span<AccessRecord> out) {

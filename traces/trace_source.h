@@ -63,7 +63,9 @@ std::size_t buffer_records_for(const TraceMeta& meta, std::size_t limit);
 /// Valid until the next call; empty at the end. Throws what the source throws.
 std::span<const AccessRecord> next_records(ITraceSource& trace, std::vector<AccessRecord>& own, std::size_t max);
 
-/// A trace held in memory (generators, tests, embedded default input).
+/// A trace held in memory (generators, tests, embedded default input). Its
+/// meta's record_count is the records' count, and it lists no streams
+/// (TraceMeta::streams_known false).
 class MemoryTraceSource final : public ITraceSource {
  public:
   MemoryTraceSource(TraceMeta meta, std::vector<AccessRecord> records);

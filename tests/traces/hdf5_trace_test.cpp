@@ -1,5 +1,6 @@
 // The canonical HDF5 trace: round trip, optional fields, determinism,
 // atomic output, and each class of corrupt file.
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 
@@ -167,6 +168,39 @@ TEST(Hdf5Trace, AShortTraceGetsAChunkOfItsLengthALongOneTheConfiguredChunk) {
   EXPECT_EQ(back.back().next_use_index, records.back().next_use_index);
 }
 
+// /streams: what the event engine's first pass would find, so that it can
+// replay in one pass (sim/engine/event/trace_scan.h).
+TEST(Hdf5Trace, ListsTheStreamsAFirstPassWouldFind) {
+  TempDir dir;
+  std::vector<AccessRecord> records = test::random_trace(1000, 50, 1);
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    if (i % 9 == 4) records[i].stream_id = 70000;  // beyond the small-id table of the numbering
+  }
+  write_file(dir / "t.h5", TraceMeta{}, records);
+  std::vector<StreamSummary> expected;
+  for (const AccessRecord& r : records) {
+    auto it = std::find_if(expected.begin(), expected.end(), [&](const StreamSummary& s) { return s.stream_id == r.stream_id; });
+    if (it == expected.end()) it = expected.insert(expected.end(), StreamSummary{r.stream_id, r.time_ns, 0});
+    ++it->records;
+  }
+  ASSERT_EQ(expected.size(), 3u);
+  const Hdf5TraceSource src(dir / "t.h5");
+  ASSERT_TRUE(src.meta().streams_known);
+  EXPECT_FALSE(src.meta().has_requests);
+  ASSERT_EQ(src.meta().streams.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(src.meta().streams[i].stream_id, expected[i].stream_id) << i;
+    EXPECT_EQ(src.meta().streams[i].first_time_ns, expected[i].first_time_ns) << i;
+    EXPECT_EQ(src.meta().streams[i].records, expected[i].records) << i;
+  }
+  // With requests: said, so that the engine makes its pass for their facts.
+  write_file(dir / "r.h5", meta_with_catalog(true), full_records());
+  EXPECT_TRUE(Hdf5TraceSource(dir / "r.h5").meta().has_requests);
+  // An empty trace lists nothing: a reader of it finds no streams to know.
+  write_file(dir / "e.h5", TraceMeta{}, {});
+  EXPECT_FALSE(Hdf5TraceSource(dir / "e.h5").meta().streams_known);
+}
+
 TEST(Hdf5Trace, DestroyingWithoutFinishLeavesNothing) {
   TempDir dir;
   test::write_text_file(dir / "keep.h5", "previous content");
@@ -247,6 +281,44 @@ TEST_F(CorruptHdf5, NextUseFlagWithoutDataset) {
     h5::write_attr_int(f.get(), "has_next_use", H5T_STD_U8LE, 1);
   }
   EXPECT_INPUT_ERROR(Hdf5TraceSource{path()}, "has_next_use is set", "next_use_index is missing");
+}
+
+TEST_F(CorruptHdf5, StreamsThatDisagreeWithTheRecordCount) {
+  {
+    auto f = open_rw();
+    h5::Handle d(H5Dopen2(f.get(), "streams/records", H5P_DEFAULT), H5Dclose);
+    std::uint64_t first = 0;
+    h5::read_range(d.get(), H5T_NATIVE_UINT64, 0, 1, &first);
+    first -= 1;
+    h5::write_range(d.get(), H5T_NATIVE_UINT64, 0, 1, &first);
+  }
+  EXPECT_INPUT_ERROR(Hdf5TraceSource{path()}, path().string(), "/streams/records sum to 199", "record_count is 200");
+}
+
+TEST_F(CorruptHdf5, AStreamListedTwice) {
+  {
+    auto f = open_rw();
+    h5::Handle d(H5Dopen2(f.get(), "streams/stream_id", H5P_DEFAULT), H5Dclose);
+    ASSERT_EQ(h5::length(d.get(), "streams"), 2u);
+    std::uint32_t ids[2] = {};
+    h5::read_range(d.get(), H5T_NATIVE_UINT32, 0, 2, ids);
+    h5::write_range(d.get(), H5T_NATIVE_UINT32, 1, 1, &ids[0]);
+  }
+  EXPECT_INPUT_ERROR(Hdf5TraceSource{path()}, "/streams/stream_id[1]", "listed twice");
+}
+
+TEST_F(CorruptHdf5, StreamsWithoutTheirRequestsFlagOrAColumn) {
+  {
+    auto f = open_rw();
+    h5::Handle g(H5Gopen2(f.get(), "streams", H5P_DEFAULT), H5Gclose);
+    H5Adelete(g.get(), "has_requests");
+  }
+  EXPECT_INPUT_ERROR(Hdf5TraceSource{path()}, "has_requests is missing");
+  {
+    auto f = open_rw();
+    H5Ldelete(f.get(), "streams/first_time_ns", H5P_DEFAULT);
+  }
+  EXPECT_INPUT_ERROR(Hdf5TraceSource{path()}, "/streams/first_time_ns is missing");
 }
 
 // Datasets of other dtypes (h5py writes float64 and int32 readily): read when

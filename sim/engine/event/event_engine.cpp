@@ -203,6 +203,7 @@ class EventEngine {
   bool next_use_from_trace_ = false;
 
   TraceScan scan_;
+  std::optional<SummaryCheck> summary_check_;  // set when scan_ is the trace's summary (one pass)
   std::vector<std::uint64_t> synthetic_base_;  // per BlockIndex (TLB only)
   std::uint64_t synthetic_next_ = 0;
   // The fetch into tiers[0] of each block in flight: a few entries (one per
@@ -403,7 +404,14 @@ void EventEngine::prepare() {
       for (IPrefetcher* p : previewing) p->preview(r, i);
     };
   }
-  scan_ = scan_trace(trace_, need_next_use && !next_use_from_trace_, preview);
+  const bool compute_next_use = need_next_use && !next_use_from_trace_;
+  std::optional<TraceScan> summary = compute_next_use || preview ? std::nullopt : scan_from_summary(trace_.meta());
+  if (summary) {
+    scan_ = std::move(*summary);
+    summary_check_.emplace(scan_);
+  } else {
+    scan_ = scan_trace(trace_, compute_next_use, preview);
+  }
   const std::size_t hint = trace_.meta().catalog.size();
   inflight_fetch_.reserve(64);
   if (tlb_.enabled()) synthetic_base_.reserve(hint);
@@ -465,12 +473,13 @@ bool EventEngine::read_chunk() {
     const AccessRecord& r = chunk[k];
     if (r.stream_id != last_stream_id_ || last_stream_ == kNone) {
       last_stream_ = scan_.stream_index.find(r.stream_id);
-      if (last_stream_ == kNone) {
+      if (last_stream_ == kNone && !summary_check_) {
         throw Error("trace '" + trace_.meta().source + "' changed between passes (record " +
                     std::to_string(next_record_) + ")");
       }
       last_stream_id_ = r.stream_id;
     }
+    if (summary_check_) summary_check_->check(trace_, next_record_, r, last_stream_);
     const std::size_t known = session_->block_count();
     const BlockIndex b = session_->number(r.block_id);
     if (b >= known) grow_blocks(r.bytes);

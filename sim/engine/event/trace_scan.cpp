@@ -1,6 +1,7 @@
 #include "sim/engine/event/trace_scan.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 #include "sim/core/errors.h"
@@ -25,7 +26,55 @@ namespace {
 [[noreturn]] void fail(const ITraceSource& trace, std::uint64_t record, const std::string& problem) {
   throw InputError("trace '" + trace.meta().source + "', record " + std::to_string(record) + ": " + problem);
 }
+std::string backwards(const AccessRecord& r, Nanoseconds last_ns) {
+  return "time goes backwards in stream " + std::to_string(r.stream_id) + ": " + std::to_string(r.time_ns) +
+         " ns after " + std::to_string(last_ns) + " ns";
+}
 }  // namespace
+
+void RecordOrderCheck::check(const ITraceSource& trace, std::uint64_t record, const AccessRecord& r,
+                             std::uint32_t stream) {
+  if (r.bytes == 0) fail(trace, record, "bytes == 0");
+  if (stream >= last_time_.size()) last_time_.resize(std::size_t(stream) + 1, std::numeric_limits<Nanoseconds>::min());
+  if (r.time_ns < last_time_[stream]) fail(trace, record, backwards(r, last_time_[stream]));
+  last_time_[stream] = r.time_ns;
+}
+
+std::optional<TraceScan> scan_from_summary(const TraceMeta& meta) {
+  if (!meta.streams_known || meta.has_requests) return std::nullopt;
+  TraceScan scan;
+  scan.records = meta.record_count;
+  for (const StreamSummary& st : meta.streams) {
+    bool added;
+    scan.stream_index.add(st.stream_id, &added);
+    if (!added) return std::nullopt;  // a reader lets no duplicate through; a hand-made meta may
+    if (scan.streams.empty() || st.first_time_ns < scan.earliest_time_ns) scan.earliest_time_ns = st.first_time_ns;
+    scan.streams.push_back(StreamScan{st.stream_id, st.first_time_ns, st.records});
+  }
+  return scan;
+}
+
+SummaryCheck::SummaryCheck(const TraceScan& scan)
+    : scan_(scan), seen_(scan.streams.size(), 0), last_time_(scan.streams.size(), 0) {}
+
+void SummaryCheck::check_slow(const ITraceSource& trace, std::uint64_t record, const AccessRecord& r,
+                              std::uint32_t stream) {
+  const std::string file = "; the file's /streams says otherwise (a trace edited after it was written?)";
+  if (stream == StreamNumbering::kNone) fail(trace, record, "stream " + std::to_string(r.stream_id) + " is not listed" + file);
+  if (r.request_id != kNoRequest) fail(trace, record, "has request " + std::to_string(r.request_id) + file);
+  const StreamScan& st = scan_.streams[stream];
+  if (seen_[stream] == 0 && r.time_ns != st.first_time_ns) {
+    fail(trace, record, "the first record of stream " + std::to_string(r.stream_id) + " is at " +
+                            std::to_string(r.time_ns) + " ns, not " + std::to_string(st.first_time_ns) + " ns" + file);
+  }
+  if (++seen_[stream] > st.records) {
+    fail(trace, record, "stream " + std::to_string(r.stream_id) + " has more than its " + std::to_string(st.records) +
+                            " records" + file);
+  }
+  if (r.bytes == 0) fail(trace, record, "bytes == 0");
+  if (seen_[stream] > 1 && r.time_ns < last_time_[stream]) fail(trace, record, backwards(r, last_time_[stream]));
+  last_time_[stream] = r.time_ns;
+}
 
 TraceScan scan_trace(ITraceSource& trace, bool compute_next_use,
                      const std::function<void(const AccessRecord&, std::uint64_t)>& visit) {
@@ -35,7 +84,7 @@ TraceScan scan_trace(ITraceSource& trace, bool compute_next_use,
   const std::size_t chunk_records = buffer_records_for(trace.meta(), kChunk);
   std::vector<AccessRecord> own;  // for a source that cannot lend its records
   std::uint32_t last_stream_id = 0, last_stream = kNoStream;
-  std::vector<Nanoseconds> last_time;  // per dense stream
+  RecordOrderCheck order;
   BlockNumbering blocks;                // next use only
   std::vector<std::uint64_t> last_use;  // per block, next use only
   std::uint64_t last_request_id = kNoRequest;
@@ -48,23 +97,14 @@ TraceScan scan_trace(ITraceSource& trace, bool compute_next_use,
     const std::size_t n = chunk.size();
     for (std::size_t k = 0; k < n; ++k, ++scan.records) {
       const AccessRecord& r = chunk[k];
-      if (r.bytes == 0) fail(trace, scan.records, "bytes == 0");
       if (visit) visit(r, scan.records);
       if (r.stream_id != last_stream_id || last_stream == kNoStream) {
         bool added;
         last_stream = scan.stream_index.add(r.stream_id, &added);
-        if (added) {
-          scan.streams.push_back(StreamScan{r.stream_id, r.time_ns, 0});
-          last_time.push_back(r.time_ns);
-        }
+        if (added) scan.streams.push_back(StreamScan{r.stream_id, r.time_ns, 0});
         last_stream_id = r.stream_id;
       }
-      if (r.time_ns < last_time[last_stream]) {
-        fail(trace, scan.records,
-             "time goes backwards in stream " + std::to_string(r.stream_id) + ": " + std::to_string(r.time_ns) +
-                 " ns after " + std::to_string(last_time[last_stream]) + " ns");
-      }
-      last_time[last_stream] = r.time_ns;
+      order.check(trace, scan.records, r, last_stream);
       ++scan.streams[last_stream].records;
       if (scan.records == 0 || r.time_ns < scan.earliest_time_ns) scan.earliest_time_ns = r.time_ns;
       if (r.request_id != kNoRequest) {

@@ -6,9 +6,13 @@
 // every stream's first time up front keeps the replay's schedule
 // independent of how far ahead it has read. The pass is light (no per-block
 // work unless next use is wanted); blocks are numbered during the replay.
+// A trace whose file lists its streams (TraceMeta::streams) and has no
+// requests needs no pass: scan_from_summary, with SummaryCheck making the
+// pass's checks on the replay (a 20 M-record trace is read once, not twice).
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "sim/cache/block_numbering.h"
@@ -86,6 +90,50 @@ struct TraceScan {
   std::vector<std::uint64_t> next_use;         ///< per record; empty unless asked for
   std::vector<RequestScan> requests;           ///< per dense request index
   RequestNumbering request_index;              ///< request_id -> dense index
+};
+
+/// The order checks of a pass over records, per dense stream index: bytes
+/// > 0 and time non-decreasing within a stream. Throws InputError naming the
+/// trace's source and the record index.
+class RecordOrderCheck {
+ public:
+  void check(const ITraceSource& trace, std::uint64_t record, const AccessRecord& r, std::uint32_t stream);
+
+ private:
+  std::vector<Nanoseconds> last_time_;  // per dense stream; the lowest value before its first record
+};
+
+/// The scan a trace's own stream summary gives (TraceMeta::streams), without
+/// a pass, or nullopt when the trace has none or has requests (their facts
+/// need the pass). next_use stays empty.
+std::optional<TraceScan> scan_from_summary(const TraceMeta& meta);
+
+/// The first pass's checks, made on the one replay pass of a scan taken from
+/// the summary: RecordOrderCheck, and the records agree with the summary
+/// (each stream's first time and record count, no request_id). Throws
+/// InputError naming the trace's source, the record and what disagrees.
+class SummaryCheck {
+ public:
+  explicit SummaryCheck(const TraceScan& scan);
+  /// `stream`: the record's dense index, or StreamNumbering::kNone when its
+  /// stream_id is not in the summary.
+  void check(const ITraceSource& trace, std::uint64_t record, const AccessRecord& r, std::uint32_t stream) {
+    // Inline: every record of the replay passes here.
+    if (stream < seen_.size() && r.request_id == kNoRequest && r.bytes > 0 && seen_[stream] > 0 &&
+        seen_[stream] < scan_.streams[stream].records && r.time_ns >= last_time_[stream]) [[likely]] {
+      ++seen_[stream];
+      last_time_[stream] = r.time_ns;
+      return;
+    }
+    check_slow(trace, record, r, stream);
+  }
+
+ private:
+  void check_slow(const ITraceSource& trace, std::uint64_t record, const AccessRecord& r, std::uint32_t stream);
+
+  const TraceScan& scan_;
+  std::vector<std::uint64_t> seen_;        // records per dense stream so far
+  std::vector<Nanoseconds> last_time_;     // per dense stream: its last record's time
 };
 
 /// Reads `trace` from the start to the end (rewinding first and after).
