@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/core/block_vector.h"
 #include "sim/core/units.h"
 
 namespace flashsim {
@@ -61,14 +62,14 @@ class IdTable {
     slots_[i] = Slot{id, value, 1};
   }
   void grow() {
-    std::vector<Slot> old = std::move(slots_);
+    BlockVector<Slot> old = std::move(slots_);
     slots_.assign(old.empty() ? 1024 : old.size() * 2, Slot{});
     mask_ = slots_.size() - 1;
     for (const Slot& s : old) {
       if (s.used) place(s.key, s.value);
     }
   }
-  std::vector<Slot> slots_;
+  BlockVector<Slot> slots_;
   std::size_t mask_ = 0;
   std::size_t count_ = 0;
 };
@@ -109,7 +110,7 @@ class BlockNumbering {
  private:
   BlockIndex index_slow(BlockId id, bool* added);
 
-  std::vector<BlockIndex> direct_;  // id -> index, kNone = not numbered
+  BlockVector<BlockIndex> direct_;  // id -> index, kNone = not numbered
   IdTable map_;  // ids beyond direct_ (entries direct_ came to cover are copied there and go stale here)
   std::size_t count_ = 0;
 };

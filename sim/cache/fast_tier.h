@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/block_vector.h"
 #include "sim/cache/block_state.h"
 #include "sim/cache/i_admission_policy.h"
 #include "sim/metrics/component_stats.h"
@@ -223,7 +224,7 @@ class FastTier {
   std::unique_ptr<IEvictionPolicy> policy_;
   std::unique_ptr<ISlotAllocator> allocator_;
   std::unique_ptr<IAdmissionPolicy> admission_;
-  std::vector<Entry> entries_;
+  BlockVector<Entry> entries_;
   // The allocator's capacity and reserved bytes, kept here: a miss reads
   // them without a virtual call (the allocator is the only one to change
   // them, through allocate and release, which the tier alone calls).

@@ -14,6 +14,7 @@
 #include <limits>
 #include <vector>
 
+#include "sim/core/block_vector.h"
 #include "sim/core/units.h"
 
 namespace flashsim {
@@ -31,7 +32,7 @@ struct ListLink {
 };
 
 /// The simplest node table: links only.
-using LinkTable = std::vector<ListLink>;
+using LinkTable = BlockVector<ListLink>;
 
 /// One list: head, tail and length; the links are in a node table (any
 /// indexable container of ListLink-derived nodes) passed to each operation.

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/core/block_vector.h"
 #include "sim/policy/block_table.h"
 #include "sim/policy/i_eviction_policy.h"
 #include "sim/policy/intrusive_list.h"
@@ -83,7 +84,7 @@ class QueuePolicy final : public IEvictionPolicy {
   }
 
   std::string_view name_;
-  std::vector<Node> nodes_;
+  BlockVector<Node> nodes_;
   IntrusiveList list_;
 };
 

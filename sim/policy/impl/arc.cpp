@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "sim/core/block_vector.h"
 #include "sim/policy/block_table.h"
 #include "sim/policy/i_eviction_policy.h"
 #include "sim/policy/intrusive_list.h"
@@ -195,7 +196,7 @@ class ArcPolicy final : public IEvictionPolicy {
   ByteCount c_;
   double p_ = 0.0;  ///< target bytes of T1
   bool fetching_from_b2_ = false;  ///< the miss being served was a B2 ghost hit
-  std::vector<ArcNode> nodes_;
+  BlockVector<ArcNode> nodes_;
   IntrusiveList t1_, t2_, b1_, b2_;
   ByteCount t1_bytes_ = 0, t2_bytes_ = 0, b1_bytes_ = 0, b2_bytes_ = 0;
 };

@@ -32,6 +32,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/core/block_vector.h"
 #include "sim/policy/block_table.h"
 #include "sim/policy/i_eviction_policy.h"
 
@@ -207,7 +208,7 @@ class BeladyPolicy final : public IEvictionPolicy {
     if (heap_.size() > 2 * held_count_ + 4096) heap_.filter([this](const HeapEntry& e) { return live(e); });
   }
 
-  std::vector<BeladyBlock> blocks_;
+  BlockVector<BeladyBlock> blocks_;
   MaxHeap4 heap_;
   std::vector<BlockIndex> never_;  ///< stack of blocks never used again (lazy: may hold stale ones)
   std::vector<HeapEntry> refused_;

@@ -28,6 +28,7 @@
 // unless it was hit.
 #include <memory>
 
+#include "sim/core/block_vector.h"
 #include "sim/policy/block_table.h"
 #include "sim/policy/i_eviction_policy.h"
 #include "sim/policy/intrusive_list.h"
@@ -196,7 +197,7 @@ class S3FifoPolicy final : public IEvictionPolicy {
   ByteCount main_target_ = 0;
   ByteCount ghost_bound_ = 0;
   std::uint8_t threshold_ = 2;
-  std::vector<S3Node> nodes_;
+  BlockVector<S3Node> nodes_;
   IntrusiveList small_, main_, ghost_;
   ByteCount small_bytes_ = 0, main_bytes_ = 0, ghost_bytes_ = 0;
 };

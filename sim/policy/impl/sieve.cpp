@@ -11,6 +11,7 @@
 // stepped over with its bit untouched.
 #include <memory>
 
+#include "sim/core/block_vector.h"
 #include "sim/policy/block_table.h"
 #include "sim/policy/i_eviction_policy.h"
 #include "sim/policy/intrusive_list.h"
@@ -83,7 +84,7 @@ class SievePolicy final : public IEvictionPolicy {
     nodes_[b].visited = kNotHeld;
   }
 
-  std::vector<SieveNode> nodes_;
+  BlockVector<SieveNode> nodes_;
   IntrusiveList queue_;
   BlockIndex hand_ = kNoBlock;
 };
