@@ -633,6 +633,12 @@ std::optional<std::int64_t> read_attr_int(hid_t obj, const char* name) {
   Handle attr(check_id(H5Aopen(obj, name, H5P_DEFAULT), std::string("cannot open attribute ") + name), H5Aclose);
   Handle file_type(check_id(H5Aget_type(attr.get()), "H5Aget_type"), H5Tclose);
   if (H5Tget_class(file_type.get()) != H5T_INTEGER) return std::nullopt;
+  // H5Aread writes every element: an array attribute into one int64 would overrun it.
+  Handle space(check_id(H5Aget_space(attr.get()), "H5Aget_space"), H5Sclose);
+  const hssize_t elements = H5Sget_simple_extent_npoints(space.get());
+  if (elements != 1) {
+    throw InputError(std::string("attribute ") + name + " holds " + std::to_string(elements) + " values, not one");
+  }
   std::int64_t value = 0;
   check_status(H5Aread(attr.get(), H5T_NATIVE_INT64, &value), std::string("cannot read attribute ") + name);
   return value;

@@ -147,6 +147,8 @@ std::vector<std::string> read_strings(hid_t dataset, hsize_t n);
 void write_attr_string(hid_t obj, const char* name, const std::string& value);
 void write_attr_int(hid_t obj, const char* name, hid_t file_type, std::int64_t value);
 std::optional<std::string> read_attr_string(hid_t obj, const char* name);
+/// An integer attribute's value; nullopt when absent or not an integer.
+/// Throws InputError when it holds other than one value (an array).
 std::optional<std::int64_t> read_attr_int(hid_t obj, const char* name);
 
 // --- the AccessRecord fields ---

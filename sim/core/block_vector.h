@@ -33,7 +33,7 @@ class HugePageAllocator {
   HugePageAllocator(const HugePageAllocator<U>&) noexcept {}
 
   T* allocate(std::size_t n) {
-    if (n > std::size_t(-1) / sizeof(T)) throw std::bad_alloc();
+    if (n > (std::size_t(-1) - kHugePageBytes) / sizeof(T)) throw std::bad_alloc();  // the rounding below must not wrap
     const std::size_t bytes = n * sizeof(T);
     if (bytes < kHugePageBytes) return std::allocator<T>().allocate(n);
     const std::size_t rounded = (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;

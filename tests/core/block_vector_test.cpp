@@ -35,6 +35,9 @@ TEST(BlockVector, ValuesSurviveGrowthAcrossTheHugePageThreshold) {
 TEST(BlockVector, AnImpossibleSizeThrowsBadAlloc) {
   HugePageAllocator<std::uint64_t> a;
   EXPECT_THROW(static_cast<void>(a.allocate(std::size_t(-1) / 4)), std::bad_alloc);
+  // Within SIZE_MAX bytes, but rounding up to a whole huge page would wrap.
+  EXPECT_THROW(static_cast<void>(a.allocate(std::size_t(-1) / 8)), std::bad_alloc);
+  EXPECT_THROW(static_cast<void>(HugePageAllocator<char>().allocate(std::size_t(-1) - 10)), std::bad_alloc);
 }
 
 }  // namespace

@@ -144,10 +144,34 @@ TEST(TraceSummary, ASummaryThatDisagreesIsNamedAtTheRecord) {
     fails(m, records, "is not listed");
   }
   {
+    // Listed out of the order of first appearance: the order is the streams'
+    // dense index, which breaks ties between events.
+    TraceMeta m = summary_of(records);
+    std::swap(m.streams[0], m.streams[1]);
+    fails(m, records, "starts here, but is listed as stream");
+  }
+  {
     std::vector<AccessRecord> with_request = records;
     with_request[1234].request_id = 5;
     fails(summary_of(records), with_request, "record 1234: has request 5");
   }
+}
+
+// Ids from 65536 up are numbered beside the small-id table, also after it
+// has grown (it once grew past 65536 and hid them).
+TEST(TraceSummary, LargeStreamIdsReplayOnBothPaths) {
+  std::vector<AccessRecord> records = three_streams();
+  const std::uint32_t ids[3] = {70000, 40000, 65535};
+  for (AccessRecord& r : records) r.stream_id = ids[r.stream_id - 10];
+  TraceMeta plain;
+  plain.source = "listed";
+  ListedSource two_pass(plain, records);
+  ListedSource one_pass(summary_of(records), records);
+  const EngineResult a = run_engine(two_pass, config(20000));
+  const EngineResult b = run_engine(one_pass, config(20000));
+  EXPECT_EQ(a.metrics.total.accesses, 3000u);
+  EXPECT_EQ(a.metrics.total.hits, b.metrics.total.hits);
+  EXPECT_EQ(a.metrics.simulated_ns, b.metrics.simulated_ns);
 }
 
 TEST(TraceSummary, TheOnePassChecksTheRecordsAsTheFirstPassDoes) {

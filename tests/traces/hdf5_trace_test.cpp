@@ -307,6 +307,20 @@ TEST_F(CorruptHdf5, AStreamListedTwice) {
   EXPECT_INPUT_ERROR(Hdf5TraceSource{path()}, "/streams/stream_id[1]", "listed twice");
 }
 
+TEST_F(CorruptHdf5, AnArrayWhereOneValueBelongs) {
+  {
+    auto f = open_rw();
+    h5::Handle g(H5Gopen2(f.get(), "streams", H5P_DEFAULT), H5Gclose);
+    H5Adelete(g.get(), "has_requests");
+    const hsize_t three = 3;
+    h5::Handle space(H5Screate_simple(1, &three, nullptr), H5Sclose);
+    h5::Handle a(H5Acreate2(g.get(), "has_requests", H5T_STD_I64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+    const std::int64_t values[3] = {0, 1, 0};
+    ASSERT_GE(H5Awrite(a.get(), H5T_NATIVE_INT64, values), 0);
+  }
+  EXPECT_INPUT_ERROR(Hdf5TraceSource{path()}, path().string(), "attribute has_requests holds 3 values, not one");
+}
+
 TEST_F(CorruptHdf5, StreamsWithoutTheirRequestsFlagOrAColumn) {
   {
     auto f = open_rw();

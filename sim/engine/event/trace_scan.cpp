@@ -13,8 +13,11 @@ std::uint32_t StreamNumbering::add(std::uint32_t id, bool* added) {
   *added = known == kNone;
   if (!*added) return known;
   const std::uint32_t index = count_++;
-  if (id < 65536) {
-    if (id >= direct_.size()) direct_.resize(std::max<std::size_t>(std::size_t(id) + 1, 2 * direct_.size()), kNone);
+  if (id < kDirectIds) {
+    // Never past kDirectIds: find() takes an id the table covers as numbered there or not at all.
+    if (id >= direct_.size()) {
+      direct_.resize(std::min<std::size_t>(kDirectIds, std::max<std::size_t>(std::size_t(id) + 1, 2 * direct_.size())), kNone);
+    }
     direct_[id] = index;
   } else {
     map_.emplace(id, index);
@@ -63,6 +66,11 @@ void SummaryCheck::check_slow(const ITraceSource& trace, std::uint64_t record, c
   if (stream == StreamNumbering::kNone) fail(trace, record, "stream " + std::to_string(r.stream_id) + " is not listed" + file);
   if (r.request_id != kNoRequest) fail(trace, record, "has request " + std::to_string(r.request_id) + file);
   const StreamScan& st = scan_.streams[stream];
+  if (seen_[stream] == 0 && stream != streams_started_) {
+    fail(trace, record, "stream " + std::to_string(r.stream_id) + " starts here, but is listed as stream " +
+                            std::to_string(stream) + " of those in order of first appearance" + file);
+  }
+  if (seen_[stream] == 0) ++streams_started_;
   if (seen_[stream] == 0 && r.time_ns != st.first_time_ns) {
     fail(trace, record, "the first record of stream " + std::to_string(r.stream_id) + " is at " +
                             std::to_string(r.time_ns) + " ns, not " + std::to_string(st.first_time_ns) + " ns" + file);

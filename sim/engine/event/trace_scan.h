@@ -37,6 +37,7 @@ class StreamNumbering {
   std::size_t size() const { return count_; }
 
  private:
+  static constexpr std::uint32_t kDirectIds = 65536;  // ids below it are in direct_
   std::vector<std::uint32_t> direct_;
   HashMap<std::uint32_t, std::uint32_t> map_;
   std::uint32_t count_ = 0;
@@ -110,7 +111,8 @@ std::optional<TraceScan> scan_from_summary(const TraceMeta& meta);
 
 /// The first pass's checks, made on the one replay pass of a scan taken from
 /// the summary: RecordOrderCheck, and the records agree with the summary
-/// (each stream's first time and record count, no request_id). Throws
+/// (streams start in the listed order, at their first time; each has its
+/// record count; no request_id). Throws
 /// InputError naming the trace's source, the record and what disagrees.
 class SummaryCheck {
  public:
@@ -134,6 +136,7 @@ class SummaryCheck {
   const TraceScan& scan_;
   std::vector<std::uint64_t> seen_;        // records per dense stream so far
   std::vector<Nanoseconds> last_time_;     // per dense stream: its last record's time
+  std::uint32_t streams_started_ = 0;      // streams whose first record was seen (they start in listed order)
 };
 
 /// Reads `trace` from the start to the end (rewinding first and after).
