@@ -29,17 +29,17 @@ namespace {
 [[noreturn]] void fail(const ITraceSource& trace, std::uint64_t record, const std::string& problem) {
   throw InputError("trace '" + trace.meta().source + "', record " + std::to_string(record) + ": " + problem);
 }
-std::string backwards(const AccessRecord& r, Nanoseconds last_ns) {
-  return "time goes backwards in stream " + std::to_string(r.stream_id) + ": " + std::to_string(r.time_ns) +
-         " ns after " + std::to_string(last_ns) + " ns";
-}
 }  // namespace
 
-void RecordOrderCheck::check(const ITraceSource& trace, std::uint64_t record, const AccessRecord& r,
-                             std::uint32_t stream) {
+void RecordOrderCheck::check_slow(const ITraceSource& trace, std::uint64_t record, const AccessRecord& r,
+                                  std::uint32_t stream) {
   if (r.bytes == 0) fail(trace, record, "bytes == 0");
   if (stream >= last_time_.size()) last_time_.resize(std::size_t(stream) + 1, std::numeric_limits<Nanoseconds>::min());
-  if (r.time_ns < last_time_[stream]) fail(trace, record, backwards(r, last_time_[stream]));
+  if (r.time_ns < last_time_[stream]) {
+    fail(trace, record,
+         "time goes backwards in stream " + std::to_string(r.stream_id) + ": " + std::to_string(r.time_ns) +
+             " ns after " + std::to_string(last_time_[stream]) + " ns");
+  }
   last_time_[stream] = r.time_ns;
 }
 
@@ -57,8 +57,7 @@ std::optional<TraceScan> scan_from_summary(const TraceMeta& meta) {
   return scan;
 }
 
-SummaryCheck::SummaryCheck(const TraceScan& scan)
-    : scan_(scan), seen_(scan.streams.size(), 0), last_time_(scan.streams.size(), 0) {}
+SummaryCheck::SummaryCheck(const TraceScan& scan) : scan_(scan), seen_(scan.streams.size(), 0) {}
 
 void SummaryCheck::check_slow(const ITraceSource& trace, std::uint64_t record, const AccessRecord& r,
                               std::uint32_t stream) {
@@ -79,9 +78,7 @@ void SummaryCheck::check_slow(const ITraceSource& trace, std::uint64_t record, c
     fail(trace, record, "stream " + std::to_string(r.stream_id) + " has more than its " + std::to_string(st.records) +
                             " records" + file);
   }
-  if (r.bytes == 0) fail(trace, record, "bytes == 0");
-  if (seen_[stream] > 1 && r.time_ns < last_time_[stream]) fail(trace, record, backwards(r, last_time_[stream]));
-  last_time_[stream] = r.time_ns;
+  order_.check(trace, record, r, stream);
 }
 
 TraceScan scan_trace(ITraceSource& trace, bool compute_next_use,

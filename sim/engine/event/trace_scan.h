@@ -98,9 +98,18 @@ struct TraceScan {
 /// trace's source and the record index.
 class RecordOrderCheck {
  public:
-  void check(const ITraceSource& trace, std::uint64_t record, const AccessRecord& r, std::uint32_t stream);
+  void check(const ITraceSource& trace, std::uint64_t record, const AccessRecord& r, std::uint32_t stream) {
+    // Inline: every record of a pass comes here.
+    if (stream < last_time_.size() && r.bytes > 0 && r.time_ns >= last_time_[stream]) [[likely]] {
+      last_time_[stream] = r.time_ns;
+      return;
+    }
+    check_slow(trace, record, r, stream);
+  }
 
  private:
+  void check_slow(const ITraceSource& trace, std::uint64_t record, const AccessRecord& r, std::uint32_t stream);
+
   std::vector<Nanoseconds> last_time_;  // per dense stream; the lowest value before its first record
 };
 
@@ -121,10 +130,10 @@ class SummaryCheck {
   /// stream_id is not in the summary.
   void check(const ITraceSource& trace, std::uint64_t record, const AccessRecord& r, std::uint32_t stream) {
     // Inline: every record of the replay passes here.
-    if (stream < seen_.size() && r.request_id == kNoRequest && r.bytes > 0 && seen_[stream] > 0 &&
-        seen_[stream] < scan_.streams[stream].records && r.time_ns >= last_time_[stream]) [[likely]] {
+    if (stream < seen_.size() && r.request_id == kNoRequest && seen_[stream] > 0 &&
+        seen_[stream] < scan_.streams[stream].records) [[likely]] {
       ++seen_[stream];
-      last_time_[stream] = r.time_ns;
+      order_.check(trace, record, r, stream);
       return;
     }
     check_slow(trace, record, r, stream);
@@ -134,8 +143,8 @@ class SummaryCheck {
   void check_slow(const ITraceSource& trace, std::uint64_t record, const AccessRecord& r, std::uint32_t stream);
 
   const TraceScan& scan_;
+  RecordOrderCheck order_;
   std::vector<std::uint64_t> seen_;        // records per dense stream so far
-  std::vector<Nanoseconds> last_time_;     // per dense stream: its last record's time
   std::uint32_t streams_started_ = 0;      // streams whose first record was seen (they start in listed order)
 };
 
