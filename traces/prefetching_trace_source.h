@@ -19,7 +19,7 @@ class PrefetchingTraceSource final : public ITraceSource {
   /// Takes ownership of `inner`; reads `chunk_records` (> 0) at a time.
   /// An exception thrown by `inner` is rethrown by the read() that would
   /// have returned the failing chunk.
-  explicit PrefetchingTraceSource(std::unique_ptr<ITraceSource> inner, std::size_t chunk_records = 65536);
+  explicit PrefetchingTraceSource(std::unique_ptr<ITraceSource> inner, std::size_t chunk_records = 16384);
   ~PrefetchingTraceSource() override;
   PrefetchingTraceSource(const PrefetchingTraceSource&) = delete;
   PrefetchingTraceSource& operator=(const PrefetchingTraceSource&) = delete;

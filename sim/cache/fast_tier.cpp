@@ -3,6 +3,7 @@
 #include <string>
 
 #include "sim/core/errors.h"
+#include "sim/policy/block_table.h"
 
 namespace flashsim {
 
@@ -12,7 +13,9 @@ FastTier::FastTier(std::unique_ptr<IEvictionPolicy> policy, std::unique_ptr<ISlo
   if (!policy_ || !allocator_) throw Error("FastTier: policy and allocator are required");
   capacity_ = allocator_->capacity_bytes();
   reserved_ = allocator_->reserved_bytes();
+  places_ = allocator_->places();
   entries_.reserve(block_count_hint);
+  if (places_) slots_.reserve(block_count_hint);
 }
 
 std::unique_ptr<FastTier> FastTier::create(const FastTierSpec& spec) {
@@ -35,10 +38,8 @@ std::unique_ptr<FastTier> FastTier::create(const FastTierSpec& spec) {
 }
 
 FastTier::Entry& FastTier::grow_to(BlockIndex block) {
-  // Geometric growth: blocks are usually numbered 0, 1, 2, ...
-  std::size_t size = entries_.size() + entries_.size() / 2;
-  if (size < static_cast<std::size_t>(block) + 1) size = static_cast<std::size_t>(block) + 1;
-  entries_.resize(size);
+  grow_to_hold(entries_, block);
+  if (places_) grow_to_hold(slots_, block);
   return entries_[block];
 }
 
@@ -54,9 +55,10 @@ bool FastTier::evictable(const void* self, BlockIndex block) {
 
 void FastTier::free_space(BlockIndex block) {
   Entry& e = entries_[block];
-  allocator_->release(e.slot);
-  reserved_ -= e.slot.reserved_bytes;
-  if (e.pinned) pinned_bytes_ -= e.slot.reserved_bytes;
+  const SlotRange slot = slot_of(block);
+  allocator_->release(slot);
+  reserved_ -= slot.reserved_bytes;
+  if (e.pinned) pinned_bytes_ -= slot.reserved_bytes;
   e.use_count = 0;  // bytes and slot stay: last_bytes / last_slot
   e.state = BlockState::absent;
 }
@@ -96,7 +98,13 @@ FetchAdmission FastTier::begin_fetch(const PolicyAccess& a, std::vector<BlockInd
         // `e` may not be referenced across evict(): entries_ does not grow
         // there (victims are existing entries), so it is still valid here.
         Entry& me = entries_[a.block];
-        me.slot = *slot;
+        if (places_) {
+          slots_[a.block] = *slot;
+        } else if (slot->reserved_bytes != a.bytes) {
+          throw Error("slot allocator '" + std::string(allocator_->name()) + "' reserved " +
+                      std::to_string(slot->reserved_bytes) + " bytes for " + std::to_string(a.bytes) +
+                      ", but says it does not place blocks");
+        }
         me.bytes = a.bytes;
         me.state = BlockState::in_flight;
         if (me.pinned) pinned_bytes_ += slot->reserved_bytes;
@@ -168,7 +176,7 @@ void FastTier::pin(BlockIndex block) {
   Entry& e = entry(block);
   if (e.pinned) return;
   e.pinned = true;
-  if (e.state != BlockState::absent) pinned_bytes_ += e.slot.reserved_bytes;
+  if (e.state != BlockState::absent) pinned_bytes_ += slot_of(block).reserved_bytes;
   if (e.state == BlockState::resident || e.state == BlockState::in_use) policy_->remove(block);
 }
 

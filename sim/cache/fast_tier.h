@@ -11,10 +11,12 @@
 //                               (or cancel(b) to drop the copy)
 // A consumer reading the block brackets the read with acquire/release.
 //
-// Hot path: no heap allocation per access. Each block's state, bytes, slot
-// and two bytes for the driver (BlockTag) share one 32-byte record in a
-// vector indexed by BlockIndex that grows (amortised) to the largest index
-// seen, so a decision or an eviction touches one cache line per block;
+// Hot path: no heap allocation per access. Each block's state, bytes and
+// two bytes for the driver (BlockTag) share one 16-byte record in a table
+// indexed by BlockIndex that grows (amortised) to the largest index seen,
+// so a decision or an eviction touches one cache line per block; the
+// block's slot is in a second table, kept only for an allocator that
+// places blocks (ISlotAllocator::places: for "bytes" a slot is {0, bytes}).
 // `evicted` is a caller-owned vector reused across calls.
 #pragma once
 #include <cstdint>
@@ -100,7 +102,7 @@ class FastTier {
   }
   /// Placement of a block holding space (in_flight/resident/in_use); {0,0} otherwise.
   SlotRange slot(BlockIndex block) const {
-    return block < entries_.size() && entries_[block].state != BlockState::absent ? entries_[block].slot : SlotRange{};
+    return block < entries_.size() && entries_[block].state != BlockState::absent ? slot_of(block) : SlotRange{};
   }
   /// Bytes of the block as given to begin_fetch (0 if absent).
   ByteCount block_bytes(BlockIndex block) const {
@@ -109,7 +111,7 @@ class FastTier {
   /// The space and bytes an absent block held when it last left the tier
   /// (valid until it is admitted again; {0,0} and 0 if it never held any):
   /// what a driver writes back or fences after an eviction.
-  SlotRange last_slot(BlockIndex block) const { return block < entries_.size() ? entries_[block].slot : SlotRange{}; }
+  SlotRange last_slot(BlockIndex block) const { return block < entries_.size() ? slot_of(block) : SlotRange{}; }
   ByteCount last_bytes(BlockIndex block) const { return block < entries_.size() ? entries_[block].bytes : 0; }
 
   /// Two bytes per block the tier never reads, kept in the block's record
@@ -202,9 +204,8 @@ class FastTier {
   const IAdmissionPolicy* admission() const { return admission_.get(); }
 
  private:
-  struct Entry {  // 32 bytes: what an access or an eviction reads
+  struct Entry {  // 16 bytes: what an access or an eviction reads
     ByteCount bytes = 0;  // kept when the block leaves (last_bytes)
-    SlotRange slot;       // kept when the block leaves (last_slot)
     std::uint32_t use_count = 0;
     BlockState state = BlockState::absent;
     bool pinned = false;
@@ -216,6 +217,8 @@ class FastTier {
     return grow_to(block);
   }
   Entry& grow_to(BlockIndex block);
+  // Kept when the block leaves (last_slot).
+  SlotRange slot_of(BlockIndex block) const { return places_ ? slots_[block] : SlotRange{0, entries_[block].bytes}; }
   void free_space(BlockIndex block);
   static bool evictable(const void* self, BlockIndex block);
   static void prefetch_entry(const void* self, BlockIndex block) { static_cast<const FastTier*>(self)->prefetch(block); }
@@ -225,6 +228,8 @@ class FastTier {
   std::unique_ptr<ISlotAllocator> allocator_;
   std::unique_ptr<IAdmissionPolicy> admission_;
   BlockVector<Entry> entries_;
+  BlockVector<SlotRange> slots_;  // parallel to entries_ when places_, else empty
+  bool places_ = true;            // allocator_->places()
   // The allocator's capacity and reserved bytes, kept here: a miss reads
   // them without a virtual call (the allocator is the only one to change
   // them, through allocate and release, which the tier alone calls).

@@ -44,6 +44,10 @@ class ISlotAllocator {
   virtual ByteCount reserved_bytes() const = 0;
   /// Largest request that allocate() would satisfy right now.
   virtual ByteCount largest_free_bytes() const = 0;
+  /// False for an allocator that only counts bytes: every range it hands
+  /// out is {0, the bytes asked}, so a caller need not store it (the fast
+  /// tier then keeps no slot table).
+  virtual bool places() const { return true; }
 };
 
 using SlotAllocatorRegistry = Registry<ISlotAllocator, SlotAllocatorContext>;

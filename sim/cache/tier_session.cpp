@@ -59,7 +59,6 @@ TierSession::TierSession(const CacheConfig& cache, const TraceMeta& meta, const 
     if (dense) catalog_direct_[catalog[i].id] = static_cast<std::uint32_t>(i);
     else catalog_map_.emplace(catalog[i].id, static_cast<std::uint32_t>(i));
   }
-  ids_.reserve(catalog.size());
   catalog_of_.reserve(catalog.size());
 }
 
@@ -89,8 +88,7 @@ void TierSession::add_block(BlockIndex b, BlockId id) {
     tag.flags |= kPinned;
     tier_->pin(b);
   }
-  ids_.push_back(id);
-  catalog_of_.push_back(catalog);
+  if (!meta_.catalog.empty()) catalog_of_.push_back(catalog);  // empty without a catalog: every block kNone
   if (options_.prefetches) seen_bytes_.push_back(0);
   if (options_.track_last_access) last_access_.push_back(kNeverNs);
 }
@@ -284,13 +282,13 @@ void TierSession::end_request(std::uint32_t request, AccessCounters& c) {
 }
 
 void TierSession::finish(AccessCounters& c) const {
-  for (BlockIndex b = 0; b < ids_.size(); ++b) c.prefetch_unused += (tier_->tag(b).flags & kPrefetched) ? 1 : 0;
+  for (BlockIndex b = 0; b < block_count(); ++b) c.prefetch_unused += (tier_->tag(b).flags & kPrefetched) ? 1 : 0;
 }
 
 OutOfMemoryPoint TierSession::oom_snapshot(BlockIndex b) const {
   OutOfMemoryPoint p;
   p.reached = true;
-  p.block_id = ids_[b];
+  p.block_id = id_of(b);
   p.kv_bytes = occupancy_bytes(BlockKind::kv_page);
   p.reserved_bytes = tier_->reserved_bytes();
   p.pinned_bytes = tier_->pinned_bytes();
@@ -308,8 +306,8 @@ Nanoseconds TierSession::View::last_access_ns(BlockId block) const {
 }
 
 void TierSession::View::for_each_resident(const std::function<void(BlockId)>& visit) const {
-  for (BlockIndex b = 0; b < s_.ids_.size(); ++b) {
-    if (s_.tier_->state(b) == BlockState::resident && !s_.is_pinned(b)) visit(s_.ids_[b]);
+  for (BlockIndex b = 0; b < s_.block_count(); ++b) {
+    if (s_.tier_->state(b) == BlockState::resident && !s_.is_pinned(b)) visit(s_.id_of(b));
   }
 }
 

@@ -157,15 +157,17 @@ class TierSession {
   void prefetch_number(BlockId id) const { numbering_.prefetch(id); }
   /// Index of `id`, or BlockNumbering::kNone when never numbered.
   BlockIndex find(BlockId id) const { return numbering_.find(id); }
-  std::size_t block_count() const { return ids_.size(); }
-  BlockId id_of(BlockIndex b) const { return ids_[b]; }
+  std::size_t block_count() const { return numbering_.size(); }
+  BlockId id_of(BlockIndex b) const { return numbering_.id_of(b); }
   BlockKind kind_of(BlockIndex b) const { return static_cast<BlockKind>(tier_->tag(b).kind); }
   bool is_pinned(BlockIndex b) const { return tier_->tag(b).flags & kPinned; }
   bool is_dirty(BlockIndex b) const { return tier_->tag(b).flags & kDirty; }
   /// Catalog position of `id` (kNone if not in the catalog).
   std::uint32_t catalog_position(BlockId id) const;
   /// Catalog position of numbered block b (kNone if not in the catalog).
-  std::uint32_t catalog_of(BlockIndex b) const { return catalog_of_[b]; }
+  std::uint32_t catalog_of(BlockIndex b) const {
+    return b < catalog_of_.size() ? catalog_of_[b] : BlockNumbering::kNone;
+  }
   /// BlockIndex -> catalog entry, as the fast tier's policy reads it
   /// (PolicyContext::catalog); for policies of tiers below that share this
   /// numbering (the event engine's intermediate tiers).
@@ -272,8 +274,7 @@ class TierSession {
   BlockNumbering numbering_;
   // The hot per-block state (flags, kind) is in the tier's record
   // (FastTier::tag); these are read off the decision path.
-  std::vector<BlockId> ids_;
-  std::vector<std::uint32_t> catalog_of_;
+  std::vector<std::uint32_t> catalog_of_;  // empty when the trace has no catalog
   std::vector<ByteCount> seen_bytes_;  ///< bytes of each numbered block's last access (0: none yet)
   std::vector<Nanoseconds> last_access_;
   std::vector<BlockIndex> evicted_;

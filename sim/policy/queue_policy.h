@@ -27,8 +27,8 @@ class QueuePolicy final : public IEvictionPolicy {
 
   void prefetch_neighbours(BlockIndex block) const override {
     if constexpr (kMoveToFrontOnHit) {  // a hit unlinks the block: its neighbours' links change
-      if (block >= nodes_.size() || !nodes_[block].held) return;
-      const Node& n = nodes_[block];
+      if (!held(block)) return;
+      const ListLink& n = nodes_[block];
       if (n.prev != kNoBlock) __builtin_prefetch(&nodes_[n.prev], 1);
       if (n.next != kNoBlock) __builtin_prefetch(&nodes_[n.next], 1);
     }
@@ -39,12 +39,11 @@ class QueuePolicy final : public IEvictionPolicy {
   }
 
   void on_insert(const PolicyAccess& a) override {
-    grow_to_hold(nodes_, a.block);
-    if (nodes_[a.block].held) {  // already held: a re-insert counts as a hit
+    grow_to_hold(nodes_, a.block, kUnheld);
+    if (held(a.block)) {  // already held: a re-insert counts as a hit
       on_hit(a);
       return;
     }
-    nodes_[a.block].held = 1;
     list_.push_front(nodes_, a.block);
   }
 
@@ -68,23 +67,25 @@ class QueuePolicy final : public IEvictionPolicy {
   }
 
   void remove(BlockIndex block) override {
-    if (block < nodes_.size() && nodes_[block].held) forget(block);
+    if (held(block)) forget(block);
   }
 
   std::size_t size() const override { return list_.size(); }
 
  private:
-  struct Node : ListLink {
-    std::uint8_t held = 0;
-  };
+  // A block not in the list has this in `prev` (never a block index: at
+  // most 2^32 - 2 blocks are numbered), so a node is its links alone, 8 bytes.
+  static constexpr BlockIndex kNotHeld = kNoBlock - 1;
+  static constexpr ListLink kUnheld{kNotHeld, kNoBlock};
 
+  bool held(BlockIndex b) const { return b < nodes_.size() && nodes_[b].prev != kNotHeld; }
   void forget(BlockIndex b) {
     list_.erase(nodes_, b);
-    nodes_[b].held = 0;
+    nodes_[b].prev = kNotHeld;
   }
 
   std::string_view name_;
-  BlockVector<Node> nodes_;
+  LinkTable nodes_;
   IntrusiveList list_;
 };
 

@@ -1,15 +1,17 @@
 // BlockVector (sim/core/block_vector.h): large tables on 2 MiB-aligned
-// storage, small ones from std::allocator, values kept across growth.
+// mappings, small ones on the malloc heap, values kept across growth.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "sim/core/block_vector.h"
 
 namespace flashsim {
 namespace {
 
-constexpr std::size_t kHuge = HugePageAllocator<std::uint32_t>::kHugePageBytes;
+constexpr std::size_t kHuge = kHugePageBytes;
 
 TEST(BlockVector, ALargeTableIsHugePageAlignedASmallOneNeedNotBe) {
   BlockVector<std::uint64_t> large(kHuge / sizeof(std::uint64_t) + 1, 7);
@@ -32,12 +34,48 @@ TEST(BlockVector, ValuesSurviveGrowthAcrossTheHugePageThreshold) {
   EXPECT_EQ(v[9], 9u * 2654435761u);
 }
 
+TEST(BlockVector, AGrownTableStaysAlignedAndZeroesNothingItKeeps) {
+  // Grown by remapping, several times, with other mappings made between
+  // the growths (in place is then not always possible).
+  BlockVector<std::uint64_t> v(kHuge / sizeof(std::uint64_t), 5);
+  std::vector<BlockVector<std::uint64_t>> others;
+  for (int round = 1; round <= 4; ++round) {
+    others.emplace_back(kHuge / sizeof(std::uint64_t), 1);
+    const std::size_t old_size = v.size();
+    v.resize(old_size * 2, static_cast<std::uint64_t>(round));
+    ASSERT_EQ(reinterpret_cast<std::uintptr_t>(v.data()) % kHuge, 0u) << round;
+    EXPECT_EQ(v[0], 5u);
+    EXPECT_EQ(v[old_size - 1], round == 1 ? 5u : static_cast<std::uint64_t>(round - 1));
+    EXPECT_EQ(v[old_size], static_cast<std::uint64_t>(round));
+    EXPECT_EQ(v.back(), static_cast<std::uint64_t>(round));
+  }
+  for (const auto& o : others) EXPECT_EQ(o.back(), 1u);  // untouched by v's moves
+}
+
+TEST(BlockVector, CopiesAndMovesKeepTheValues) {
+  BlockVector<std::uint32_t> a(kHuge / sizeof(std::uint32_t) + 7, 9);
+  a[3] = 4;
+  BlockVector<std::uint32_t> b = a;
+  b[3] = 5;
+  EXPECT_EQ(a[3], 4u);
+  EXPECT_EQ(b.size(), a.size());
+  BlockVector<std::uint32_t> c = std::move(b);
+  EXPECT_EQ(c[3], 5u);
+  EXPECT_EQ(c.back(), 9u);
+  EXPECT_TRUE(b.empty());
+  c.assign(3, 2);
+  EXPECT_EQ(c.size(), 3u);
+  EXPECT_EQ(c[0] + c[1] + c[2], 6u);
+}
+
 TEST(BlockVector, AnImpossibleSizeThrowsBadAlloc) {
-  HugePageAllocator<std::uint64_t> a;
-  EXPECT_THROW(static_cast<void>(a.allocate(std::size_t(-1) / 4)), std::bad_alloc);
+  BlockVector<std::uint64_t> a;
+  EXPECT_THROW(a.reserve(std::size_t(-1) / 4), std::bad_alloc);
   // Within SIZE_MAX bytes, but rounding up to a whole huge page would wrap.
-  EXPECT_THROW(static_cast<void>(a.allocate(std::size_t(-1) / 8)), std::bad_alloc);
-  EXPECT_THROW(static_cast<void>(HugePageAllocator<char>().allocate(std::size_t(-1) - 10)), std::bad_alloc);
+  EXPECT_THROW(a.reserve(std::size_t(-1) / 8), std::bad_alloc);
+  BlockVector<char> c;
+  EXPECT_THROW(c.reserve(std::size_t(-1) - 10), std::bad_alloc);
+  EXPECT_TRUE(a.empty());
 }
 
 }  // namespace

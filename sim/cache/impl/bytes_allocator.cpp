@@ -4,9 +4,9 @@
 // model of every byte-capacity cache simulator (libCacheSim's cache_size)
 // and the baseline the other allocators are compared against.
 //
-// Offsets are a running counter, unique per allocation but NOT real
-// placements: ranges may overlap each other and exceed the capacity. A
-// driver that needs real addresses (hw/) must use first_fit or size_class.
+// Nothing is placed: every range is {0, bytes} (places() is false, so the
+// fast tier stores no slots). A driver that needs real addresses (hw/)
+// must use first_fit or size_class.
 #include <memory>
 
 #include "sim/cache/i_slot_allocator.h"
@@ -24,9 +24,7 @@ class BytesAllocator final : public ISlotAllocator {
   std::optional<SlotRange> allocate(ByteCount bytes) override {
     if (bytes == 0 || bytes > capacity_ - reserved_) return std::nullopt;
     reserved_ += bytes;
-    const SlotRange range{next_offset_, bytes};
-    next_offset_ += bytes;
-    return range;
+    return SlotRange{0, bytes};
   }
 
   void release(const SlotRange& range) override {
@@ -42,18 +40,18 @@ class BytesAllocator final : public ISlotAllocator {
   ByteCount capacity_bytes() const override { return capacity_; }
   ByteCount reserved_bytes() const override { return reserved_; }
   ByteCount largest_free_bytes() const override { return capacity_ - reserved_; }
+  bool places() const override { return false; }
 
  private:
   ByteCount capacity_;
   ByteCount reserved_ = 0;
-  ByteCount next_offset_ = 0;
 };
 
 }  // namespace
 
 FLASHSIM_REGISTER_SLOT_ALLOCATOR(
     {"bytes",
-     "byte counting only: no fragmentation, offsets are not real placements (the idealised pool)",
+     "byte counting only: no fragmentation, nothing placed (offsets are 0; the idealised pool)",
      {},
      [](const ParamValues&, const SlotAllocatorContext& c) -> std::unique_ptr<ISlotAllocator> {
        return std::make_unique<BytesAllocator>(c.capacity_bytes);

@@ -27,6 +27,7 @@
 #include <memory>
 
 #include "sim/core/block_vector.h"
+#include "sim/core/hash_map.h"
 #include "sim/policy/block_table.h"
 #include "sim/policy/i_eviction_policy.h"
 #include "sim/policy/intrusive_list.h"
@@ -36,10 +37,13 @@ namespace {
 
 enum ArcWhere : std::uint8_t { kNone = 0, kT1, kT2, kB1, kB2, kPendingT2 };
 
+// 16 bytes: the size at insertion (kept while a ghost) in 32 bits; a block
+// of 4 GiB or more has kBigBytes there and its size in ArcPolicy::big_bytes_.
 struct ArcNode : ListLink {
-  ByteCount bytes = 0;          ///< size at insertion (kept while a ghost)
+  std::uint32_t bytes = 0;
   std::uint8_t where = kNone;
 };
+constexpr std::uint32_t kBigBytes = 0xFFFFFFFFu;
 
 class ArcPolicy final : public IEvictionPolicy {
  public:
@@ -60,9 +64,9 @@ class ArcPolicy final : public IEvictionPolicy {
     }
     // Case I from T1: now seen twice.
     t1_.erase(nodes_, b);
-    t1_bytes_ -= nodes_[b].bytes;
+    t1_bytes_ -= bytes_of(b);
     t2_.push_front(nodes_, b);
-    t2_bytes_ += nodes_[b].bytes;
+    t2_bytes_ += bytes_of(b);
     nodes_[b].where = kT2;
   }
 
@@ -91,7 +95,7 @@ class ArcPolicy final : public IEvictionPolicy {
       ghost_hit(b);
       w = kPendingT2;
     }
-    nodes_[b].bytes = a.bytes;
+    set_bytes(b, a.bytes);
     if (w == kPendingT2) {
       t2_.push_front(nodes_, b);
       t2_bytes_ += a.bytes;
@@ -117,15 +121,15 @@ class ArcPolicy final : public IEvictionPolicy {
     if (v == kNoBlock) return std::nullopt;
     if (v_in_t1) {
       t1_.erase(nodes_, v);
-      t1_bytes_ -= nodes_[v].bytes;
+      t1_bytes_ -= bytes_of(v);
       b1_.push_front(nodes_, v);
-      b1_bytes_ += nodes_[v].bytes;
+      b1_bytes_ += bytes_of(v);
       nodes_[v].where = kB1;
     } else {
       t2_.erase(nodes_, v);
-      t2_bytes_ -= nodes_[v].bytes;
+      t2_bytes_ -= bytes_of(v);
       b2_.push_front(nodes_, v);
-      b2_bytes_ += nodes_[v].bytes;
+      b2_bytes_ += bytes_of(v);
       nodes_[v].where = kB2;
     }
     return v;
@@ -135,10 +139,10 @@ class ArcPolicy final : public IEvictionPolicy {
     if (block >= nodes_.size()) return;
     if (nodes_[block].where == kT1) {
       t1_.erase(nodes_, block);
-      t1_bytes_ -= nodes_[block].bytes;
+      t1_bytes_ -= bytes_of(block);
     } else if (nodes_[block].where == kT2) {
       t2_.erase(nodes_, block);
-      t2_bytes_ -= nodes_[block].bytes;
+      t2_bytes_ -= bytes_of(block);
     } else {
       return;
     }
@@ -154,19 +158,19 @@ class ArcPolicy final : public IEvictionPolicy {
 
   /// Cases II and III: adapt p, take `b` out of its ghost list.
   void ghost_hit(BlockIndex b) {
-    const double x = static_cast<double>(nodes_[b].bytes);
+    const double x = static_cast<double>(bytes_of(b));
     const double b1 = static_cast<double>(b1_bytes_);
     const double b2 = static_cast<double>(b2_bytes_);
     if (nodes_[b].where == kB1) {
       const double delta = x * std::max(1.0, b1 > 0 ? b2 / b1 : 1.0);
       p_ = std::min(static_cast<double>(c_), p_ + delta);
       b1_.erase(nodes_, b);
-      b1_bytes_ -= nodes_[b].bytes;
+      b1_bytes_ -= bytes_of(b);
     } else {
       const double delta = x * std::max(1.0, b2 > 0 ? b1 / b2 : 1.0);
       p_ = std::max(0.0, p_ - delta);
       b2_.erase(nodes_, b);
-      b2_bytes_ -= nodes_[b].bytes;
+      b2_bytes_ -= bytes_of(b);
       fetching_from_b2_ = true;
     }
     nodes_[b].where = kPendingT2;
@@ -174,7 +178,7 @@ class ArcPolicy final : public IEvictionPolicy {
 
   void drop_ghost_back(IntrusiveList& list, ByteCount& list_bytes) {
     const BlockIndex g = list.pop_back(nodes_);
-    list_bytes -= nodes_[g].bytes;
+    list_bytes -= bytes_of(g);
     nodes_[g].where = kNone;
   }
 
@@ -193,10 +197,25 @@ class ArcPolicy final : public IEvictionPolicy {
     return kNoBlock;
   }
 
+  ByteCount bytes_of(BlockIndex b) const {
+    const std::uint32_t low = nodes_[b].bytes;
+    return low != kBigBytes ? low : big_bytes_.at(b);
+  }
+  void set_bytes(BlockIndex b, ByteCount bytes) {
+    if (bytes < kBigBytes) {
+      if (nodes_[b].bytes == kBigBytes) big_bytes_.erase(b);
+      nodes_[b].bytes = static_cast<std::uint32_t>(bytes);
+    } else {
+      nodes_[b].bytes = kBigBytes;
+      big_bytes_[b] = bytes;
+    }
+  }
+
   ByteCount c_;
   double p_ = 0.0;  ///< target bytes of T1
   bool fetching_from_b2_ = false;  ///< the miss being served was a B2 ghost hit
   BlockVector<ArcNode> nodes_;
+  HashMap<BlockIndex, ByteCount> big_bytes_;  // sizes of blocks of 4 GiB or more
   IntrusiveList t1_, t2_, b1_, b2_;
   ByteCount t1_bytes_ = 0, t2_bytes_ = 0, b1_bytes_ = 0, b2_bytes_ = 0;
 };

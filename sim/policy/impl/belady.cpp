@@ -44,9 +44,24 @@ struct HeapEntry {
   BlockIndex block;
 };
 
-struct BeladyBlock {
-  std::uint64_t next_use = kNeverAccessedAgain;  ///< current next use while held
-  std::uint8_t held = 0;
+/// 8 bytes: whether the block is held (the top bit) and its current next
+/// use while held (the low 63 bits, all ones for kNeverAccessedAgain; an
+/// access index never reaches 2^63 - 1).
+class BeladyBlock {
+ public:
+  bool held() const { return word_ >> 63; }
+  void set_held(bool held) { word_ = (word_ & kNextUseBits) | (std::uint64_t{held} << 63); }
+  std::uint64_t next_use() const {
+    const std::uint64_t v = word_ & kNextUseBits;
+    return v == kNextUseBits ? kNeverAccessedAgain : v;
+  }
+  void set_next_use(std::uint64_t next_use) {
+    word_ = (word_ & ~kNextUseBits) | (next_use >= kNextUseBits ? kNextUseBits : next_use);
+  }
+
+ private:
+  static constexpr std::uint64_t kNextUseBits = (std::uint64_t{1} << 63) - 1;
+  std::uint64_t word_ = kNextUseBits;
 };
 
 /// A 4-ary max-heap on next_use (shallower than binary: fewer cache misses).
@@ -125,15 +140,15 @@ class BeladyPolicy final : public IEvictionPolicy {
   void on_hit(const PolicyAccess& a) override {
     incoming_ = false;
     // Already on the never-again stack: nothing changes (no duplicate).
-    if (a.next_use_index == kNeverAccessedAgain && blocks_[a.block].next_use == kNeverAccessedAgain) return;
+    if (a.next_use_index == kNeverAccessedAgain && blocks_[a.block].next_use() == kNeverAccessedAgain) return;
     track(a.block, a.next_use_index);
   }
 
   void on_insert(const PolicyAccess& a) override {
     incoming_ = false;
     grow_to_hold(blocks_, a.block);
-    if (!blocks_[a.block].held) {
-      blocks_[a.block].held = 1;
+    if (!blocks_[a.block].held()) {
+      blocks_[a.block].set_held(true);
       ++held_count_;
     }
     track(a.block, a.next_use_index);
@@ -147,7 +162,7 @@ class BeladyPolicy final : public IEvictionPolicy {
     while (!never_.empty()) {
       const BlockIndex b = never_.back();
       never_.pop_back();
-      if (!blocks_[b].held || blocks_[b].next_use != kNeverAccessedAgain) continue;  // stale
+      if (!blocks_[b].held() || blocks_[b].next_use() != kNeverAccessedAgain) continue;  // stale
       if (!filter.allows(b)) {
         refused_never_.push_back(b);
         continue;
@@ -175,15 +190,15 @@ class BeladyPolicy final : public IEvictionPolicy {
     for (const HeapEntry& e : refused_) heap_.push(e);
     refused_.clear();
     if (victim) {
-      blocks_[*victim].held = 0;
+      blocks_[*victim].set_held(false);
       --held_count_;
     }
     return victim;
   }
 
   void remove(BlockIndex block) override {
-    if (block < blocks_.size() && blocks_[block].held) {
-      blocks_[block].held = 0;
+    if (block < blocks_.size() && blocks_[block].held()) {
+      blocks_[block].set_held(false);
       --held_count_;
     }
   }
@@ -191,15 +206,15 @@ class BeladyPolicy final : public IEvictionPolicy {
   std::size_t size() const override { return held_count_; }
 
  private:
-  bool live(const HeapEntry& e) const { return blocks_[e.block].held && blocks_[e.block].next_use == e.next_use; }
+  bool live(const HeapEntry& e) const { return blocks_[e.block].held() && blocks_[e.block].next_use() == e.next_use; }
 
   void track(BlockIndex b, std::uint64_t next_use) {
-    blocks_[b].next_use = next_use;
+    blocks_[b].set_next_use(next_use);
     if (next_use == kNeverAccessedAgain) {
       never_.push_back(b);
       if (never_.size() > 2 * held_count_ + 4096) {
         std::erase_if(never_, [this](BlockIndex x) {
-          return !blocks_[x].held || blocks_[x].next_use != kNeverAccessedAgain;
+          return !blocks_[x].held() || blocks_[x].next_use() != kNeverAccessedAgain;
         });
       }
       return;
