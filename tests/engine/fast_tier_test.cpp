@@ -135,6 +135,39 @@ TEST(FastTier, TooLargeBlockBypassesWithoutEvicting) {
   EXPECT_EQ(t->state(0), BlockState::resident);
 }
 
+TEST(FastTier, SlotsAreKeptForAPlacingAllocatorAndDerivedForBytes) {
+  // first_fit places: slots (rounded to its alignment) survive the table's
+  // growth past a huge page of records and stay readable after eviction.
+  auto placed = make_tier(1 << 20, "first_fit", {{"alignment", "256B"}});
+  load(*placed, 0, 100);
+  load(*placed, 1, 300);
+  const BlockIndex far = 300000;  // grows the tables past kHugePageBytes
+  load(*placed, far, 10);
+  EXPECT_EQ(placed->slot(0).offset_bytes, 0u);
+  EXPECT_EQ(placed->slot(0).reserved_bytes, 256u);
+  EXPECT_EQ(placed->slot(1).offset_bytes, 256u);
+  EXPECT_EQ(placed->slot(1).reserved_bytes, 512u);
+  EXPECT_EQ(placed->slot(far).offset_bytes, 768u);
+  placed->evict_explicit(1);
+  EXPECT_EQ(placed->slot(1).reserved_bytes, 0u);  // absent: no slot
+  EXPECT_EQ(placed->last_slot(1).offset_bytes, 256u);
+  EXPECT_EQ(placed->last_slot(1).reserved_bytes, 512u);
+  EXPECT_EQ(placed->last_bytes(1), 300u);
+  EXPECT_EQ(placed->reserved_bytes(), 256u + 256u);
+
+  // bytes places nothing: every slot is {0, bytes}, kept as the block's bytes.
+  auto ideal = make_tier(1 << 20);
+  load(*ideal, 0, 100);
+  load(*ideal, far, 300);
+  EXPECT_EQ(ideal->slot(far).offset_bytes, 0u);
+  EXPECT_EQ(ideal->slot(far).reserved_bytes, 300u);
+  ideal->evict_explicit(far);
+  EXPECT_EQ(ideal->last_slot(far).reserved_bytes, 300u);
+  EXPECT_EQ(ideal->slot(far).reserved_bytes, 0u);
+  EXPECT_EQ(ideal->reserved_bytes(), 100u);
+  EXPECT_EQ(ideal->slot(7).reserved_bytes, 0u);  // never seen
+}
+
 TEST(FastTier, FragmentationEvictionCountedWithFirstFit) {
   // 1024 B, four 256-B blocks at 0, 256, 512, 768; FIFO order 0,1,2,3.
   auto t = make_tier(1024, "first_fit", {{"alignment", "256B"}});

@@ -2,6 +2,8 @@
 // blocks; 'A' = block 0). Lists are written front (newest) to back.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "tests/policy/policy_test_util.h"
 
 namespace flashsim::test {
@@ -51,6 +53,26 @@ TEST(Arc, ScalesWithUniformBlockBytes) {
   const HandRun run = drive("arc", 4000, steps);
   EXPECT_EQ(run.outcome, "MMMMHHMMMMMM");
   EXPECT_EQ(victim_letters(run), "CDEAFB");
+}
+
+// Blocks of 4 GiB and more keep their size apart from the 32-bit node
+// field (ArcNode): at 2^30 bytes a unit (blocks of 5 units, so 5 GiB) ARC
+// decides as at 1 byte a unit -- every size, p and c scale by a power of two.
+TEST(Arc, BlocksOfFourGibAndMoreDecideAsSmallOnes) {
+  std::vector<Step> small;
+  std::mt19937 rng(3);
+  for (int i = 0; i < 3000; ++i) {
+    const auto b = static_cast<BlockIndex>(rng() % 40);
+    small.push_back(Step{b, 1 + b % 7, i});  // the same block always has the same size
+  }
+  std::vector<Step> big = small;
+  for (auto& s : big) s.bytes <<= 30;
+  const HandRun a = drive("arc", 60, small);
+  const HandRun b = drive("arc", ByteCount{60} << 30, big);
+  EXPECT_EQ(a.outcome, b.outcome);
+  EXPECT_EQ(a.victims, b.victims);
+  EXPECT_GT(a.counters.hits, 300u);
+  EXPECT_GT(a.victims.size(), 300u);
 }
 
 // 2Q, capacity 4: Kin = 25% = 1 block, Kout = 50% = 2 blocks.
