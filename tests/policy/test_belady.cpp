@@ -92,3 +92,31 @@ TEST(Belady, VariableSizesEvictUntilFits) {
 
 }  // namespace
 }  // namespace flashsim::test
+
+namespace flashsim::test {
+namespace {
+
+// A next use of 2^63 - 1 or more that is not "never" (a CSV writing
+// libCacheSim's INT64_MAX for never) stays evictable: hand-worked, capacity
+// 2, A(next 2^63-1) B(3) C(4) B C: C evicts A, then B and C hit = 2 of 5.
+TEST(Belady, ANextUseBeyond63BitsStaysEvictable) {
+  std::vector<AccessRecord> records(5);
+  const BlockId ids[5] = {100, 200, 300, 200, 300};
+  const std::uint64_t next[5] = {(std::uint64_t{1} << 63) - 1, 3, 4, kNeverAccessedAgain, kNeverAccessedAgain};
+  for (int i = 0; i < 5; ++i) {
+    records[i].time_ns = i;
+    records[i].block_id = ids[i];
+    records[i].bytes = 1;
+    records[i].next_use_index = next[i];
+  }
+  TraceMeta meta;
+  meta.source = "test";
+  meta.has_next_use = true;
+  for (const char* policy : {"belady", "belady_bypass"}) {
+    MemoryTraceSource trace(meta, records);
+    EXPECT_EQ(run_cache_only(trace, cache_config(policy, 2)).total.hits, 2u) << policy;
+  }
+}
+
+}  // namespace
+}  // namespace flashsim::test

@@ -47,6 +47,9 @@ struct HeapEntry {
 /// 8 bytes: whether the block is held (the top bit) and its current next
 /// use while held (the low 63 bits, all ones for kNeverAccessedAgain; an
 /// access index never reaches 2^63 - 1).
+/// The largest next use BeladyBlock holds apart from never.
+constexpr std::uint64_t kFarthestNextUse = (std::uint64_t{1} << 63) - 2;
+
 class BeladyBlock {
  public:
   bool held() const { return word_ >> 63; }
@@ -209,6 +212,9 @@ class BeladyPolicy final : public IEvictionPolicy {
   bool live(const HeapEntry& e) const { return blocks_[e.block].held() && blocks_[e.block].next_use() == e.next_use; }
 
   void track(BlockIndex b, std::uint64_t next_use) {
+    // BeladyBlock keeps 63 bits: a next use of 2^63 - 1 or more (not never)
+    // is the farthest one it can hold, so that the heap entry stays live.
+    if (next_use != kNeverAccessedAgain && next_use > kFarthestNextUse) next_use = kFarthestNextUse;
     blocks_[b].set_next_use(next_use);
     if (next_use == kNeverAccessedAgain) {
       never_.push_back(b);
